@@ -1,0 +1,82 @@
+# Shared setup for scripts/test and scripts/demo: everything a fresh machine needs.
+# Sourced, not run. Each step is idempotent and fast when already done.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+VENV="$ROOT/.venv"
+PY="${PYTHON:-python3.11}"
+# The LiveKit server release the tests run against (its go.mod has no replace directives).
+LIVEKIT_SERVER_VERSION="v1.13.5"
+LIVEKIT_BIN_DIR="$ROOT/.cache/bin"
+
+say() { printf '[setup] %s\n' "$*" >&2; }
+
+ensure_debian_packages() {
+  # Packages the real parts need: espeak-ng (speech), chromium (browser tests).
+  local missing=()
+  command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing Debian packages: ${missing[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    say "MISSING Debian packages: ${missing[*]}"
+    say "install them with:  sudo apt-get install -y ${missing[*]}"
+    say "(tests that need them are skipped with a message naming the package)"
+  fi
+}
+
+ensure_venv() {
+  if ! command -v "$PY" >/dev/null 2>&1; then
+    PY=python3
+  fi
+  if [ ! -x "$VENV/bin/python" ]; then
+    say "creating $VENV"
+    "$PY" -m venv "$VENV"
+    "$VENV/bin/pip" install -q --upgrade pip >/dev/null
+  fi
+  # Reinstall when pyproject.toml changed since the last install.
+  local stamp="$VENV/.installed-$(sha1sum "$ROOT/pyproject.toml" | cut -c1-12)"
+  if [ ! -f "$stamp" ]; then
+    say "installing the project into $VENV (with test extras)"
+    "$VENV/bin/pip" install -q -e "$ROOT[test]"
+    rm -f "$VENV"/.installed-* && touch "$stamp"
+  fi
+}
+
+ensure_livekit_server() {
+  # The real LiveKit server, built from the Go module proxy at a pinned release.
+  if [ -x "$LIVEKIT_BIN_DIR/livekit-server" ]; then return 0; fi
+  if ! command -v go >/dev/null 2>&1; then
+    say "MISSING Go toolchain: the LiveKit tests need 'go' to build livekit-server $LIVEKIT_SERVER_VERSION"
+    return 0
+  fi
+  say "building livekit-server $LIVEKIT_SERVER_VERSION with go install (first time only, a few minutes)"
+  mkdir -p "$LIVEKIT_BIN_DIR"
+  if GOBIN="$LIVEKIT_BIN_DIR" go install "github.com/livekit/livekit-server/cmd/server@$LIVEKIT_SERVER_VERSION" >&2; then
+    mv "$LIVEKIT_BIN_DIR/server" "$LIVEKIT_BIN_DIR/livekit-server"
+  else
+    say "could not build livekit-server; the LiveKit tests will be skipped"
+  fi
+}
+
+ensure_npm_packages() {
+  # livekit-client for the LiveKit demo page and browser tests (installed, never committed).
+  [ -f "$ROOT/plugin/web/npm/package.json" ] || return 0
+  [ -d "$ROOT/plugin/web/npm/node_modules/livekit-client" ] && return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    say "MISSING npm: the LiveKit browser tests need it to install livekit-client"
+    return 0
+  fi
+  say "installing livekit-client from npm"
+  (cd "$ROOT/plugin/web/npm" && npm install --no-audit --no-fund --silent >&2) ||
+    say "npm install failed; the LiveKit browser tests will be skipped"
+}
+
+setup_all() {
+  ensure_debian_packages
+  ensure_venv
+  ensure_livekit_server
+  ensure_npm_packages
+}
