@@ -1,0 +1,123 @@
+"""One browser (or simulated player) connected to the room: its RTCPeerConnection, the
+microphone samples waiting for the next mixer tick, and its forwarding counters."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from aiortc import RTCPeerConnection
+from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+
+from .frames import FRAME_SAMPLES, MonoConverter
+from .opus import OpusStream
+from .tracks import PacketTrack
+
+Seat = int | str  # a seat number, or "host" for the live host
+
+# At most this much microphone audio waits for the mixer (80 ms): enough for network
+# jitter between the sender's clock and the mixer's, small enough that a late burst is
+# dropped rather than played late.
+MAX_BUFFERED_SAMPLES = 4 * FRAME_SAMPLES
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SeatStats:
+    """Forwarding counters of one seat's microphone, as of the call to room.stats()."""
+
+    seat: Seat
+    connected: bool
+    frames_received: int  # decoded frames that arrived from the peer
+    frames_forwarded: int  # 20 ms mixer ticks that mixed this seat into what others hear
+    last_forwarded: float | None  # time.monotonic() of the last such tick
+
+
+class Peer:
+    """A peer's media state. The room's mixer tick is the only reader of its samples."""
+
+    def __init__(self, seat: Seat, pc: RTCPeerConnection, allowed: Callable[[], bool]) -> None:
+        self.seat = seat
+        self.pc = pc
+        self.outbound = PacketTrack()
+        self.own_mix: OpusStream | None = None  # set while this seat is an allowed speaker
+        self.connected = False
+        self.frames_received = 0
+        self.frames_forwarded = 0
+        self.last_forwarded: float | None = None
+        self._allowed = allowed
+        self._converter = MonoConverter()
+        self._chunks: deque[np.ndarray] = deque()
+        self._buffered = 0
+        self._readers: list[asyncio.Task[None]] = []
+
+    def read(self, track: MediaStreamTrack) -> None:
+        """Start draining an incoming track (always: aiortc queues decoded frames unboundedly)."""
+        self._readers.append(
+            asyncio.create_task(self._read(track), name=f"embedded-room-read-{self.seat}")
+        )
+
+    async def _read(self, track: MediaStreamTrack) -> None:
+        while True:
+            try:
+                frame = await track.recv()
+            except MediaStreamError:
+                return
+            self.frames_received += 1
+            if track.kind != "audio" or not self._allowed():
+                continue  # closed microphone: dropped at the door, never buffered
+            samples = self._converter.convert(frame)
+            self._chunks.append(samples)
+            self._buffered += len(samples)
+            while self._buffered - len(self._chunks[0]) >= MAX_BUFFERED_SAMPLES:
+                self._buffered -= len(self._chunks.popleft())
+
+    def take(self) -> np.ndarray | None:
+        """The next 20 ms of this seat's microphone, or None if less than that is waiting."""
+        if self._buffered < FRAME_SAMPLES:
+            return None
+        first = self._chunks[0]
+        if len(first) == FRAME_SAMPLES:
+            self._chunks.popleft()
+            self._buffered -= FRAME_SAMPLES
+            return first
+        parts: list[np.ndarray] = []
+        needed = FRAME_SAMPLES
+        while needed:
+            chunk = self._chunks.popleft()
+            if len(chunk) > needed:
+                self._chunks.appendleft(chunk[needed:])
+                chunk = chunk[:needed]
+            parts.append(chunk)
+            needed -= len(chunk)
+        self._buffered -= FRAME_SAMPLES
+        return np.concatenate(parts)
+
+    def discard(self) -> None:
+        """Forget buffered microphone audio (the seat's gate is closed at this tick)."""
+        if self._buffered:
+            self._chunks.clear()
+            self._buffered = 0
+
+    def stats(self) -> SeatStats:
+        return SeatStats(
+            seat=self.seat,
+            connected=self.connected,
+            frames_received=self.frames_received,
+            frames_forwarded=self.frames_forwarded,
+            last_forwarded=self.last_forwarded,
+        )
+
+    async def close(self) -> None:
+        """Stop reading, stop sending, close the connection; awaits every task it started."""
+        for task in self._readers:
+            task.cancel()
+        for task in self._readers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._readers.clear()
+        self.outbound.stop()
+        await self.pc.close()

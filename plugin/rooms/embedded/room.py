@@ -1,0 +1,291 @@
+"""EmbeddedRoom: our own server is the table's audio room (the default RoomBackend).
+
+Theory of operation. Every peer (a seat's page, or "host") holds one RTCPeerConnection to
+this process: it sends its microphone, it receives the table's mix. A reader task per peer
+drains the decoded microphone frames always (aiortc's receive queue is unbounded,
+FIELD-NOTES) and keeps them only while the seat may speak. One mixer task ticks every
+20 ms; at each tick it decides who is heard from the speaker set as it is NOW (so a
+set_speakers takes effect at the very next tick, within one frame), mixes those seats and
+the bot's voice, encodes that mix once with libopus and hands the same av.Packet to every
+listener's sender. A listener who is himself an allowed speaker (always the live host)
+gets his own encoding of the mix without his own voice, so nobody hears himself echo.
+The gate lives here, on the server: what a page does with its microphone does not matter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Coroutine, Iterable
+from typing import Any
+
+import numpy as np
+from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+
+from ..base import PresenceCallback
+from .bot import BotAudio, BotVoice
+from .frames import FRAME_SAMPLES, FRAME_SECONDS
+from .ice import use_loopback_ice
+from .opus import OpusStream
+from .peer import Peer, Seat, SeatStats
+
+log = logging.getLogger(__name__)
+
+HOST: Seat = "host"
+# If the event loop stalls this long, the mixer restarts its clock instead of bursting
+# the missed ticks (a burst would only overflow the listeners' short packet queues).
+MAX_LAG_SECONDS = 0.2
+
+
+class EmbeddedRoom:
+    """A table's audio room served by this process (aiortc). See the module docstring."""
+
+    def __init__(
+        self,
+        *,
+        seats: int = 12,
+        bot_audio: BotAudio | None = None,
+        ice_loopback_only: bool = False,
+    ) -> None:
+        if seats < 1:
+            raise ValueError(f"a room needs at least one seat, not {seats}")
+        self.seats = seats
+        self._bot = BotVoice(bot_audio) if bot_audio is not None else None
+        self._ice_loopback_only = ice_loopback_only
+        self._speakers: frozenset[int] = frozenset()
+        self._released = False
+        self._peers: dict[Seat, Peer] = {}
+        self._present: set[int] = set()
+        self._presence: list[PresenceCallback] = []
+        self._shared = OpusStream()
+        self._tick_index = 0
+        self._mixer: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping = False
+        self._bot_forwarded = 0
+        self._bot_last: float | None = None
+
+    # -- RoomBackend ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if self._mixer is not None:
+            raise RuntimeError("the room is already started")
+        if self._ice_loopback_only:
+            use_loopback_ice()
+        self._stopping = False
+        if self._bot is not None:
+            self._bot.start()
+        self._mixer = asyncio.create_task(self._run_mixer(), name="embedded-room-mixer")
+
+    async def set_speakers(self, seats: frozenset[int]) -> None:
+        """Exactly these seats are heard from the next 20 ms tick on (the host always is)."""
+        speakers = frozenset(seats)
+        for seat in speakers:
+            self._check_seat(seat)
+        self._speakers = speakers
+        self._released = False
+
+    async def release_all(self) -> None:
+        """Every microphone is heard again (the table is over or shutting down)."""
+        self._released = True
+
+    def on_presence(self, callback: PresenceCallback) -> None:
+        self._presence.append(callback)
+
+    async def stop(self) -> None:
+        """Stop mixing, close every peer, and await every task the room started."""
+        self._stopping = True
+        if self._mixer is not None:
+            self._mixer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._mixer
+            self._mixer = None
+        if self._bot is not None:
+            await self._bot.stop()
+        peers = list(self._peers.values())
+        self._peers.clear()
+        self._present.clear()
+        await asyncio.gather(*(peer.close() for peer in peers))
+        while self._tasks:
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._tasks.difference_update(tasks)
+
+    # -- peers ---------------------------------------------------------------------------
+
+    async def accept(self, seat: Seat, offer_sdp: str, offer_type: str) -> RTCSessionDescription:
+        """Answer a peer's WebRTC offer for `seat` (1..seats, or "host").
+
+        A second connection for the same seat (a reloaded page) replaces the first.
+        Raises ValueError for a bad seat or offer; nothing changes then.
+        """
+        self._check_seat(seat)
+        if offer_type != "offer":
+            raise ValueError(f"expected an SDP offer, got type {offer_type!r}")
+        if not isinstance(offer_sdp, str) or not offer_sdp.startswith("v=0"):
+            raise ValueError("the offer is not SDP (it must start with 'v=0')")
+        if self._mixer is None or self._stopping:
+            raise RuntimeError("the room is not running")
+
+        # No STUN/TURN: this network reaches none, and aiortc would otherwise fall back to
+        # a public STUN server (FIELD-NOTES).
+        pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+        peer = Peer(seat, pc, lambda: self._allowed(seat))
+        pc.on("track", peer.read)
+        pc.on("connectionstatechange", lambda: self._on_state(peer))  # sync handler
+        try:
+            await pc.setRemoteDescription(RTCSessionDescription(sdp=offer_sdp, type="offer"))
+            self._attach_outbound(peer)
+            await pc.setLocalDescription(await pc.createAnswer())
+        except Exception as error:
+            await peer.close()
+            if isinstance(error, ValueError):
+                raise
+            raise ValueError(f"the offer was refused: {error}") from error
+
+        old = self._peers.get(seat)
+        self._peers[seat] = peer
+        if old is not None:
+            await old.close()
+        return pc.localDescription
+
+    def _attach_outbound(self, peer: Peer) -> None:
+        """Send the mix on the offer's first audio transceiver; leave the rest inactive
+        (a camera or second microphone would cost decoding and is never forwarded)."""
+        audio = [t for t in peer.pc.getTransceivers() if t.kind == "audio"]
+        if not audio:
+            raise ValueError("the offer has no audio")
+        audio[0].sender.replaceTrack(peer.outbound)
+        audio[0].direction = "sendrecv"
+        for transceiver in peer.pc.getTransceivers():
+            if transceiver is not audio[0]:
+                transceiver.direction = "inactive"
+
+    def _on_state(self, peer: Peer) -> None:
+        if self._stopping or self._peers.get(peer.seat) is not peer:
+            return  # replaced by a newer connection for the seat, or shutting down
+        state = peer.pc.connectionState
+        if state == "connected" and not peer.connected:
+            peer.connected = True
+            if isinstance(peer.seat, int) and peer.seat not in self._present:
+                self._present.add(peer.seat)
+                self._notify(peer.seat, True)
+        elif state in ("failed", "closed"):
+            peer.connected = False
+            del self._peers[peer.seat]
+            self._spawn(peer.close())
+            if isinstance(peer.seat, int) and peer.seat in self._present:
+                self._present.discard(peer.seat)
+                self._notify(peer.seat, False)
+
+    def _notify(self, seat: int, joined: bool) -> None:
+        for callback in self._presence:
+            self._spawn(callback(seat, joined))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("room task failed", exc_info=task.exception())
+
+    # -- the gate and the mixer ----------------------------------------------------------
+
+    def _allowed(self, seat: Seat) -> bool:
+        return seat == HOST or self._released or seat in self._speakers
+
+    def _check_seat(self, seat: object) -> None:
+        if seat == HOST:
+            return
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise ValueError(f"a seat is a number or 'host', not {seat!r}")
+        if not 1 <= seat <= self.seats:
+            raise ValueError(f"seat {seat} is not at this table (1..{self.seats})")
+
+    async def _run_mixer(self) -> None:
+        deadline = time.monotonic()
+        while True:
+            deadline += FRAME_SECONDS
+            delay = deadline - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            elif delay < -MAX_LAG_SECONDS:
+                deadline = time.monotonic()
+            self.tick()
+
+    def tick(self) -> None:
+        """One 20 ms step: gate, mix, encode once (plus once per speaking listener), send."""
+        pts = self._tick_index * FRAME_SAMPLES
+        self._tick_index += 1
+        now = time.monotonic()
+        peers = list(self._peers.values())
+
+        mix = np.zeros(FRAME_SAMPLES, dtype=np.int32)
+        bot = self._bot.next_frame() if self._bot is not None else None
+        if bot is not None:
+            mix += bot
+            self._bot_forwarded += 1
+            self._bot_last = now
+        voices: dict[Seat, np.ndarray] = {}
+        for peer in peers:
+            if self._allowed(peer.seat):
+                samples = peer.take()
+                if samples is not None:
+                    voices[peer.seat] = samples
+                    mix += samples
+                    peer.frames_forwarded += 1
+                    peer.last_forwarded = now
+            else:
+                peer.discard()  # the gate is closed at this tick: nothing buffered survives
+                peer.own_mix = None
+
+        shared: list[Any] | None = None
+        for peer in peers:
+            if self._allowed(peer.seat):
+                if peer.own_mix is None:
+                    peer.own_mix = OpusStream()
+                own = voices.get(peer.seat)
+                packets = peer.own_mix.encode(_clip(mix if own is None else mix - own), pts)
+            else:
+                if shared is None:
+                    shared = self._shared.encode(_clip(mix), pts)
+                packets = shared
+            for packet in packets:
+                peer.outbound.push(packet)
+
+    # -- observation ---------------------------------------------------------------------
+
+    def stats(self) -> dict[Seat, SeatStats]:
+        """Forwarding counters per connected seat (and "bot" for the bot's voice)."""
+        result = {seat: peer.stats() for seat, peer in self._peers.items()}
+        result["bot"] = SeatStats(
+            seat="bot",
+            connected=self._bot is not None,
+            frames_received=self._bot.frames_read if self._bot is not None else 0,
+            frames_forwarded=self._bot_forwarded,
+            last_forwarded=self._bot_last,
+        )
+        return result
+
+    @property
+    def speakers(self) -> frozenset[int]:
+        return self._speakers
+
+    @property
+    def present(self) -> frozenset[int]:
+        """Seats whose peer is connected now."""
+        return frozenset(self._present)
+
+    def peers(self) -> Iterable[Seat]:
+        return tuple(self._peers)
+
+
+def _clip(mix: np.ndarray) -> np.ndarray:
+    return np.clip(mix, -32768, 32767).astype(np.int16)
