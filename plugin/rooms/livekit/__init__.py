@@ -1,0 +1,23 @@
+"""LiveKit rooms: the table lives in a club's LiveKit room.
+
+- `LiveKitRoom` (backend.py): the RoomBackend; microphones through server-side permissions.
+- tokens.py: player and host tokens, verifying a club's own tokens, `POST /livekit/token`.
+- webhook.py: `POST /livekit/webhook`, verified room events feeding presence.
+- bot.py: `LiveKitBot`, the visible participant that publishes the host's voice.
+- cli.py: `autohost livekit --room NAME`.
+"""
+
+from plugin.rooms.livekit.backend import LiveKitRoom, Retry
+from plugin.rooms.livekit.permissions import Grant, Policy
+from plugin.rooms.livekit.seats import BOT_IDENTITY, HOST_IDENTITY, identity_for_seat, seat_of
+
+__all__ = [
+    "BOT_IDENTITY",
+    "HOST_IDENTITY",
+    "Grant",
+    "LiveKitRoom",
+    "Policy",
+    "Retry",
+    "identity_for_seat",
+    "seat_of",
+]

@@ -1,0 +1,295 @@
+"""LiveKitRoom: the table's microphones in a LiveKit room, through RoomService.
+
+Theory of operation. The engine says who may speak (`set_speakers`); the room keeps what
+it believes each participant holds now (from ListParticipants and from the answers to its
+own updates) and converges the two: one `UpdateParticipant` per participant whose grant
+differs, revokes before grants (never two open microphones at a turn change), each with
+a complete permission (permissions.py). Calls for one room go one at a time through one
+lock, because concurrent updates for a room can fail with 500 (livekit/livekit#2079), and
+a failed call is retried with backoff on 5xx and timeouts. Every few seconds a reconcile
+re-reads ListParticipants and re-applies what the engine said, so a participant who
+rejoined with his token's grants, or an update lost on the way, is put right.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+import aiohttp
+from livekit.api.twirp_client import ServerError
+from livekit.protocol.models import ParticipantInfo
+from livekit.protocol.room import (
+    ListParticipantsRequest,
+    ListParticipantsResponse,
+    UpdateParticipantRequest,
+)
+
+from plugin.rooms.base import PresenceCallback
+from plugin.rooms.livekit.permissions import Grant, Policy
+from plugin.rooms.livekit.presence import Presence
+from plugin.rooms.livekit.seats import BOT_IDENTITY, HOST_IDENTITY, check_seat, seat_of
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class RoomService(Protocol):
+    """The two RoomService calls we use; `livekit.api.RoomService` is one."""
+
+    async def list_participants(
+        self, list: ListParticipantsRequest
+    ) -> ListParticipantsResponse: ...
+
+    async def update_participant(self, update: UpdateParticipantRequest) -> ParticipantInfo: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Retry:
+    """Backoff for one RoomService call: 5xx and timeouts are retried, 4xx are not."""
+
+    attempts: int = 6
+    first_delay: float = 0.05
+    max_delay: float = 1.0
+    attempt_timeout: float = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A participant as we last saw him: his seat, kind and the grant he holds (None: unknown)."""
+
+    seat: int | None
+    grant: Grant | None
+    standard: bool = True
+
+
+class LiveKitRoom:
+    """RoomBackend for one LiveKit room (see the module docstring)."""
+
+    def __init__(
+        self,
+        service: RoomService,
+        room: str,
+        *,
+        policy: Policy | None = None,
+        always_publish: Iterable[str] = (HOST_IDENTITY, BOT_IDENTITY),
+        retry: Retry | None = None,
+        reconcile_every: float = 5.0,
+        grace: float = 10.0,
+        on_stop: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        if not room:
+            raise ValueError("a LiveKit room name is required")
+        self.room = room
+        self.policy = policy or Policy()
+        self.always_publish = frozenset(always_publish)
+        self.retry = retry or Retry()
+        self.reconcile_every = reconcile_every
+        self.presence = Presence(grace=grace)
+        self.participants: dict[str, Seen] = {}
+        self.updates_sent = 0
+        self.retries = 0
+        self.last_error: BaseException | None = None
+        self._service = service
+        self._speakers: frozenset[int] | None = None  # None: the engine has not spoken yet
+        self._released = False
+        self._lock = asyncio.Lock()  # one RoomService call at a time (livekit/livekit#2079)
+        self._wake = asyncio.Event()
+        self._worker: asyncio.Task[None] | None = None
+        self._on_stop = on_stop
+
+    @classmethod
+    def connect(cls, url: str, api_key: str, api_secret: str, room: str, **options: object):
+        """A room driven through livekit-api at `url` (its own HTTP session, closed by stop)."""
+        from livekit import api
+
+        retry = options.get("retry") or Retry()
+        assert isinstance(retry, Retry)
+        # failover=False: we retry ourselves (the SDK retries only *.livekit.cloud anyway).
+        lkapi = api.LiveKitAPI(
+            url,
+            api_key,
+            api_secret,
+            failover=False,
+            timeout=aiohttp.ClientTimeout(total=retry.attempt_timeout),
+        )
+        return cls(lkapi.room, room, on_stop=lkapi.aclose, **options)  # type: ignore[arg-type]
+
+    # RoomBackend -------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Read who is in the room, then keep reconciling in the background."""
+        await self.reconcile()
+        self._worker = asyncio.create_task(self._run(), name=f"livekit-room-{self.room}")
+
+    async def set_speakers(self, seats: frozenset[int]) -> None:
+        """Exactly `seats` may publish their microphone; returns once the server agrees
+        (or the retries ran out: the reconcile then keeps trying)."""
+        speakers = frozenset(check_seat(seat) for seat in seats)
+        self._speakers = speakers
+        self._released = False
+        await self._converge()
+
+    async def release_all(self) -> None:
+        """Every participant may publish his microphone again."""
+        self._released = True
+        await self._converge()
+
+    def on_presence(self, callback: PresenceCallback) -> None:
+        self.presence.subscribe(callback)
+
+    async def stop(self) -> None:
+        if self._worker is not None:
+            self._worker.cancel()
+            await asyncio.gather(self._worker, return_exceptions=True)
+            self._worker = None
+        await self.presence.stop()
+        if self._on_stop is not None:
+            await self._on_stop()
+            self._on_stop = None
+
+    # Room events (webhook, the bot's room) ------------------------------------------
+
+    async def participant_joined(self, info: ParticipantInfo) -> None:
+        """A participant is in the room: give him the grant the engine says, soon."""
+        seen = _seen(info)
+        self.participants[info.identity] = seen
+        if seen.seat is not None:
+            await self.presence.joined(seen.seat)
+        self._wake.set()
+
+    async def participant_left(self, identity: str) -> None:
+        seen = self.participants.pop(identity, None)
+        if seen is None or seen.seat is None:
+            return
+        if not any(other.seat == seen.seat for other in self.participants.values()):
+            await self.presence.left(seen.seat)
+
+    # Convergence -------------------------------------------------------------------
+
+    async def reconcile(self) -> None:
+        """Re-read the room from ListParticipants, report presence, re-apply the grants."""
+        async with self._lock:
+            try:
+                listed = await self._call(
+                    self._service.list_participants, ListParticipantsRequest(room=self.room)
+                )
+                infos = list(listed.participants)
+            except ServerError as error:
+                if error.status != 404 and error.code != "not_found":
+                    raise
+                infos = []  # the room does not exist yet: nobody is in it
+            before = dict(self.participants)
+            self.participants = {info.identity: _seen(info) for info in infos}
+        for identity in before.keys() - self.participants.keys():
+            self.participants[identity] = before[identity]  # so that the leave is reported
+            await self.participant_left(identity)
+        for seen in self.participants.values():
+            if seen.seat is not None:
+                await self.presence.joined(seen.seat)
+        await self._converge()
+
+    def wanted(self, identity: str, seen: Seen) -> Grant | None:
+        """The grant `identity` should hold now; None leaves him as he is."""
+        if identity in self.always_publish:
+            held = seen.grant
+            return None if held is not None and held.publish else self.policy.always()
+        if not seen.standard or self._speakers is None:
+            return None  # egress/agents, or the engine has not said anything yet
+        if self._released or seen.seat in self._speakers:
+            return self.policy.speaker()
+        return self.policy.silent()
+
+    def plan(self) -> list[tuple[str, Grant]]:
+        """The updates still to send: revokes first, so two microphones never overlap."""
+        changes = []
+        for identity, seen in self.participants.items():
+            grant = self.wanted(identity, seen)
+            if grant is not None and grant != seen.grant:
+                changes.append((identity, grant))
+        return sorted(changes, key=lambda change: (change[1].opens_microphone, change[0]))
+
+    async def _converge(self) -> None:
+        async with self._lock:
+            failed: set[str] = set()
+            while True:
+                todo = [change for change in self.plan() if change[0] not in failed]
+                if not todo:
+                    return
+                identity, grant = todo[0]
+                if not await self._send(identity, grant):
+                    failed.add(identity)
+
+    async def _send(self, identity: str, grant: Grant) -> bool:
+        request = UpdateParticipantRequest(
+            room=self.room, identity=identity, permission=grant.permission()
+        )
+        try:
+            info = await self._call(self._service.update_participant, request)
+        except ServerError as error:
+            if error.status == 404 or error.code == "not_found":
+                self.participants.pop(identity, None)  # he left meanwhile
+                return True
+            return self._failed(identity, error)
+        except (TimeoutError, aiohttp.ClientError) as error:
+            return self._failed(identity, error)
+        self.updates_sent += 1
+        seen = self.participants.get(identity)
+        if seen is not None:
+            self.participants[identity] = Seen(seen.seat, Grant.of(info.permission), seen.standard)
+        return True
+
+    def _failed(self, identity: str, error: BaseException) -> bool:
+        log.warning("livekit: could not update %s in %s: %s", identity, self.room, error)
+        self.last_error = error
+        seen = self.participants.get(identity)
+        if seen is not None:  # unknown now; the next reconcile sends it again
+            self.participants[identity] = Seen(seen.seat, None, seen.standard)
+        return False
+
+    async def _call(self, method: Callable[[T], Awaitable[R]], request: T) -> R:
+        """One RoomService call (the caller holds the lock), retried on 5xx and timeouts."""
+        delay = self.retry.first_delay
+        for attempt in range(1, self.retry.attempts + 1):
+            try:
+                return await asyncio.wait_for(method(request), self.retry.attempt_timeout)
+            except ServerError as error:
+                if error.status < 500 or attempt == self.retry.attempts:
+                    raise
+                reason: object = error
+            except (TimeoutError, aiohttp.ClientError) as error:
+                if attempt == self.retry.attempts:
+                    raise
+                reason = error
+            self.retries += 1
+            log.info("livekit: %s failed (%s), retry %d", type(request).__name__, reason, attempt)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.retry.max_delay)
+        raise AssertionError("unreachable")
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(self._wake.wait(), self.reconcile_every)
+            except TimeoutError:
+                due = True
+            else:
+                due = False
+            self._wake.clear()
+            try:
+                await (self.reconcile() if due else self._converge())
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # keep reconciling: the server may come back
+                self.last_error = error
+                log.warning("livekit: reconcile of %s failed: %s", self.room, error)
+
+
+def _seen(info: ParticipantInfo) -> Seen:
+    standard = info.kind == ParticipantInfo.Kind.STANDARD
+    return Seen(seat_of(info.identity, info.attributes), Grant.of(info.permission), standard)

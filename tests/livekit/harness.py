@@ -1,0 +1,118 @@
+"""The real LiveKit server for tests: found at .cache/bin/livekit-server (or
+$LIVEKIT_SERVER_BIN), started in dev mode on loopback with free ports, stopped after.
+
+Import `livekit_server` from here into a test module (or conftest) to use it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from plugin.paths import CACHE_DIR
+
+# A secret of 32+ bytes: PyJWT warns (an error under our pytest settings) on shorter ones.
+API_KEY = "autohost-test"
+API_SECRET = "autohost-test-secret-0123456789abcdef"
+
+
+def server_binary() -> Path | None:
+    path = Path(os.environ.get("LIVEKIT_SERVER_BIN", CACHE_DIR / "bin" / "livekit-server"))
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def free_port(kind: int = socket.SOCK_STREAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class LiveKitServer:
+    port: int
+    webhook_port: int
+    log: Path
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def config_yaml(port: int, tcp_port: int, udp_port: int, webhook_port: int) -> str:
+    """The server's config: loopback only, our keys, remote unmute, webhooks to the test."""
+    return f"""\
+port: {port}
+bind_addresses: ["127.0.0.1"]
+rtc:
+  tcp_port: {tcp_port}
+  udp_port: {udp_port}
+  use_external_ip: false
+  enable_loopback_candidate: true
+keys:
+  {API_KEY}: {API_SECRET}
+room:
+  enable_remote_unmute: true
+  empty_timeout: 30
+webhook:
+  api_key: {API_KEY}
+  urls: ["http://127.0.0.1:{webhook_port}/livekit/webhook"]
+logging:
+  level: info
+"""
+
+
+@pytest.fixture(scope="session")
+def livekit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKitServer]:
+    binary = server_binary()
+    if binary is None:
+        pytest.skip(
+            "livekit-server binary missing: run scripts/test (setup builds it with "
+            "`go install github.com/livekit/livekit-server/cmd/server@v1.13.5`) or set "
+            "LIVEKIT_SERVER_BIN"
+        )
+    folder = tmp_path_factory.mktemp("livekit")
+    port, tcp_port = free_port(), free_port()
+    udp_port, webhook_port = free_port(socket.SOCK_DGRAM), free_port()
+    config = folder / "livekit.yaml"
+    config.write_text(config_yaml(port, tcp_port, udp_port, webhook_port))
+    log = folder / "server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(binary), "--dev", "--config", str(config), "--node-ip", "127.0.0.1"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_until_serving(port, process, log)
+        yield LiveKitServer(port=port, webhook_port=webhook_port, log=log)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_until_serving(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"livekit-server exited early:\n{log.read_text()[-2000:]}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"livekit-server did not listen on {port}:\n{log.read_text()[-2000:]}")
