@@ -1,0 +1,114 @@
+"""A table's settings: what `autohost table new` and POST /api/tables create a table with.
+
+Stored in the event log as JSON when the table is created and never changed afterwards, so
+replaying the log rebuilds exactly the same game (the seed deals the same roles).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+LANGUAGES = ("ru", "uk", "en")
+MIN_SEATS, MAX_SEATS = 7, 12  # plugin/rules/state.py DISTRIBUTION
+ROLE_NAMES = ("don", "mafia", "sheriff", "civilian")
+MAX_NAME = 40
+
+
+class SettingsError(ValueError):
+    """Bad table settings; `code` is stable, the message names the field."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableSettings:
+    preset: str = "online"
+    language: str = "uk"
+    seats: int = 10
+    names: tuple[str, ...] = ()
+    manual: bool = False
+    seed: int = 0
+    overrides: dict[str, Any] = field(default_factory=dict)  # rule settings over the preset
+    roles: dict[int, str] | None = None  # dealt by the host instead of the seed (tests, demos)
+
+    def name_of(self, seat: int) -> str:
+        return self.names[seat - 1] if self.names else f"{seat}"
+
+    def to_record(self) -> dict[str, Any]:
+        record = asdict(self)
+        record["names"] = list(self.names)
+        if self.roles is not None:
+            record["roles"] = {str(seat): role for seat, role in self.roles.items()}
+        return record
+
+    @classmethod
+    def from_record(cls, record: Any) -> TableSettings:
+        """Validate settings from JSON (HTTP body, CLI, log); SettingsError names the problem."""
+        if not isinstance(record, dict):
+            raise SettingsError("bad_settings", "table settings must be an object")
+        known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles"}
+        unknown = set(record) - known
+        if unknown:
+            raise SettingsError("bad_settings", f"unknown table settings {sorted(unknown)}")
+        preset = record.get("preset", "online")
+        language = record.get("language", "uk")
+        seats = record.get("seats", 10)
+        names = record.get("names", [])
+        manual = record.get("manual", False)
+        seed = record.get("seed")
+        overrides = record.get("overrides", {})
+        roles = record.get("roles")
+        if not isinstance(preset, str) or not preset.isidentifier():
+            raise SettingsError("bad_preset", f"preset must be a preset name, not {preset!r}")
+        if language not in LANGUAGES:
+            raise SettingsError("bad_language", f"language must be one of {LANGUAGES}")
+        if not _is_int(seats) or not MIN_SEATS <= seats <= MAX_SEATS:
+            raise SettingsError(
+                "bad_seats", f"seats must be {MIN_SEATS}..{MAX_SEATS}, not {seats!r}"
+            )
+        if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+            raise SettingsError("bad_names", "names must be a list of strings")
+        names = tuple(n.strip() for n in names)
+        if names and len(names) != seats:
+            raise SettingsError("bad_names", f"{len(names)} names for {seats} seats")
+        if any(not n or len(n) > MAX_NAME for n in names):
+            raise SettingsError("bad_names", f"each name is 1..{MAX_NAME} characters")
+        if not isinstance(manual, bool):
+            raise SettingsError("bad_settings", "manual must be true or false")
+        if seed is None:
+            seed = secrets.randbits(63)
+        if not _is_int(seed) or seed < 0:
+            raise SettingsError(
+                "bad_settings", f"seed must be a non-negative integer, not {seed!r}"
+            )
+        if not isinstance(overrides, dict):
+            raise SettingsError("bad_settings", "overrides must be an object of rule settings")
+        parsed_roles: dict[int, str] | None = None
+        if roles is not None:
+            if not isinstance(roles, dict):
+                raise SettingsError("bad_roles", "roles must be an object {seat: role}")
+            parsed_roles = {}
+            for key, role in roles.items():
+                seat = int(key) if isinstance(key, str) and key.isdigit() else key
+                if not _is_int(seat) or not 1 <= seat <= seats or role not in ROLE_NAMES:
+                    raise SettingsError("bad_roles", f"roles: {key!r}: {role!r} is not valid")
+                parsed_roles[seat] = role
+        return cls(
+            preset=preset,
+            language=language,
+            seats=seats,
+            names=names,
+            manual=manual,
+            seed=seed,
+            overrides=dict(overrides),
+            roles=parsed_roles,
+        )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,35 @@
+"""No-op adapters: a server started without a room backend or a voice still runs its tables
+(the widgets show everything; nobody is muted or spoken to). The real ones are plugged in
+through the registry's factories (embedded room, LiveKit, espeak-ng voice)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from plugin.rooms.base import PresenceCallback
+
+
+class SilentRoom:
+    async def start(self) -> None:
+        pass
+
+    async def set_speakers(self, seats: frozenset[int]) -> None:
+        pass
+
+    async def release_all(self) -> None:
+        pass
+
+    def on_presence(self, callback: PresenceCallback) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass
+
+
+class SilentVoice:
+    async def announce(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
+        pass
+
+    async def stop(self) -> None:
+        pass

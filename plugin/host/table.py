@@ -1,0 +1,410 @@
+"""One table: its engine state, its timer, and the loop that handles its inputs one at a time.
+
+Theory of operation (issue 4):
+- Every input (a widget's or the console's command, a timer running out, the warning before
+  it, a participant joining the room) goes through one asyncio queue, so a table handles
+  inputs strictly in arrival order and never two at once.
+- A command is authorized (commands.py), turned into an engine event and applied; the
+  engine is pure, so applying first costs nothing if the event is refused. An accepted
+  event is committed to the log BEFORE its effects run and before the sender is acked.
+- Effects go to the adapters: SetSpeakers → room, Announce → voice, StartTimer/StopTimer →
+  the countdown; after every change every widget gets its view through the hub.
+- Table records (pause, resume, add time, undo) are logged too but not replayed into the
+  engine: pause and extra time live in the clock row, an undo marks its target undone.
+- Start: the log is replayed from the settings; the timer gets the time it had left (clock
+  row) and the room is told again who may speak.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+from plugin.rooms.base import RoomBackend, Voice
+from plugin.rules import effects as fx
+
+from . import engine
+from .clock import Clock
+from .commands import (
+    CLOCK,
+    HOST,
+    TABLE_COMMANDS,
+    Command,
+    Refused,
+    Sender,
+    authorize,
+    candidate_events,
+    source_of,
+)
+from .countdown import Countdown
+from .log import ClockRow, EventLog
+from .settings import TableSettings
+
+logger = logging.getLogger(__name__)
+
+ADD_TIME_SECONDS = 30  # issue 4: "add 30 s to a speech"
+WARNING_KEY = "speech.ten_seconds"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """What the sender is told: accepted (maybe as a duplicate of an earlier message) or not."""
+
+    ok: bool
+    duplicate: bool = False
+    code: str | None = None
+    message: str | None = None
+    seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """Everything a view is built from, at one moment of one table."""
+
+    table_id: str
+    version: int
+    state: Any
+    settings: TableSettings
+    timer_id: int | None
+    timer_remaining: float | None
+    paused: bool
+    present: frozenset[int]
+
+
+class Hub(Protocol):
+    """Sends every connected client of a table its own view of a snapshot."""
+
+    async def publish(self, snapshot: Snapshot) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    sender: Sender | Literal["room"]
+    command: Command
+    reply: asyncio.Future[Outcome] | None
+
+
+class Table:
+    def __init__(
+        self,
+        table_id: str,
+        settings: TableSettings,
+        *,
+        log: EventLog,
+        clock: Clock,
+        room: RoomBackend,
+        voice: Voice,
+        hub: Hub,
+    ) -> None:
+        self.id = table_id
+        self.settings = settings
+        self.log = log
+        self.room = room
+        self.voice = voice
+        self.hub = hub
+        self.state: Any = engine.new_game(settings)
+        self.version = 0
+        self.paused = False
+        self.present: set[int] = set()
+        self.countdown = Countdown(clock, on_expire=self._on_expire, on_warn=self._on_warn)
+        self._queue: asyncio.Queue[_Job] = asyncio.Queue()
+        self._worker: asyncio.Task[None] | None = None
+        self._saved_clock: ClockRow | None = None
+        self._released = False
+
+    # --- lifetime ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Replay the log, resume the timer with the time it had left, tell the room who
+        may speak, and start handling inputs."""
+        entries = [e for e in self.log.entries(self.id) if engine.is_event_record(e.record)]
+        self.state, last_timer = _replay(self.settings, [e.record for e in entries])
+        row = self.log.load_clock(self.id)
+        self.paused = bool(row and row.paused)
+        self._resume_timer(last_timer, row)
+        self._saved_clock = row
+        self.room.on_presence(self._on_presence)
+        await self.room.start()
+        await self._safely(self.room.set_speakers(frozenset(self.state.speakers)))
+        if self.state.over:
+            await self._release()
+        self._worker = asyncio.create_task(self._run(), name=f"table {self.id}")
+        await self._publish()
+
+    async def stop(self) -> None:
+        """Finish the input being handled, save the timer, give every microphone back."""
+        if self._worker is not None:
+            self._worker.cancel()
+            await asyncio.gather(self._worker, return_exceptions=True)
+            self._worker = None
+        self.save_clock(force=True)
+        self.countdown.stop()
+        await self._release()
+        await self._safely(self.room.stop())
+        await self._safely(self.voice.stop())
+
+    # --- input -------------------------------------------------------------------------
+
+    async def submit(self, sender: Sender, command: Command) -> Outcome:
+        """Queue one command and wait until it is handled (committed and carried out)."""
+        reply: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Job(sender, command, reply))
+        return await reply
+
+    async def settle(self) -> None:
+        """Wait until every queued input is handled (tests, after the fake clock moved)."""
+        await self._queue.join()
+
+    # --- what others read --------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(
+            table_id=self.id,
+            version=self.version,
+            state=self.state,
+            settings=self.settings,
+            timer_id=self.countdown.timer_id,
+            timer_remaining=self.countdown.remaining(),
+            paused=self.paused,
+            present=frozenset(self.present),
+        )
+
+    def clock_row(self) -> ClockRow:
+        return ClockRow(
+            timer_id=self.countdown.timer_id,
+            remaining=self.countdown.remaining(),
+            paused=self.paused,
+            warn_at=self.countdown.warn_at,
+        )
+
+    def save_clock(self, *, force: bool = False) -> None:
+        """Write the clock row when the timer changed (or always, with force)."""
+        row = self.clock_row()
+        saved = self._saved_clock
+        changed = (
+            saved is None
+            or saved.timer_id != row.timer_id
+            or saved.paused != row.paused
+            or saved.warn_at != row.warn_at
+        )
+        if force or changed:
+            self.log.save_clocks({self.id: row})
+            self._saved_clock = row
+
+    def mark_clock_saved(self, row: ClockRow) -> None:
+        """The registry's once-a-second save wrote `row` for this table."""
+        self._saved_clock = row
+
+    # --- the loop ----------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            job = await self._queue.get()
+            try:
+                outcome = await self._handle(job)
+            except Refused as refusal:
+                outcome = Outcome(ok=False, code=refusal.code, message=refusal.message)
+            except Exception as error:  # a bug must not bring the table down
+                logger.exception("table %s: input %r failed", self.id, job.command)
+                outcome = Outcome(ok=False, code="internal", message=f"internal error: {error}")
+            finally:
+                self._queue.task_done()
+            if job.reply is not None and not job.reply.done():
+                job.reply.set_result(outcome)
+
+    async def _handle(self, job: _Job) -> Outcome:
+        sender, command = job.sender, job.command
+        if sender == CLOCK:
+            return await self._handle_clock(command)
+        if sender == "room":
+            seat, joined = command.fields["seat"], command.fields["joined"]
+            (self.present.add if joined else self.present.discard)(seat)
+            await self._changed()
+            return Outcome(ok=True)
+        if command.client_id is not None:
+            # Client ids are the sender's own: seat 3's "1" and seat 4's "1" are different.
+            command = replace(command, client_id=f"{source_of(sender)}/{command.client_id}")
+            seq = self.log.find_client_id(self.id, command.client_id)
+            if seq is not None:  # a retry: applied once, acked again (issue 4)
+                return Outcome(ok=True, duplicate=True, seq=seq)
+        authorize(sender, command)
+        if command.kind in TABLE_COMMANDS:
+            return await self._handle_table_command(command)
+        event, new_state, effects = self._first_accepted(sender, command)
+        seq = self.log.append(
+            self.id, engine.to_record(event), source=source_of(sender), client_id=command.client_id
+        )
+        self.state = new_state
+        await self._carry_out(effects)
+        await self._changed()
+        return Outcome(ok=True, seq=seq)
+
+    def _first_accepted(self, sender: Sender, command: Command) -> tuple[Any, Any, list[Any]]:
+        """Apply the command's candidate events until the engine accepts one."""
+        refusals: list[engine.RuleError] = []
+        for event in candidate_events(self.state, sender, command):
+            try:
+                new_state, effects = engine.apply(self.state, event)
+            except engine.RuleError as refusal:
+                refusals.append(refusal)
+                continue
+            return event, new_state, effects
+        if command.kind == "next":
+            raise Refused("no_next_step", "nothing is waiting for the host now")
+        first = refusals[0]
+        raise Refused(first.reason, first.message)
+
+    async def _handle_clock(self, command: Command) -> Outcome:
+        timer_id = command.fields["timer"]
+        if timer_id != self.countdown.timer_id:
+            return Outcome(ok=False, code="stale_timer", message="the timer was replaced")
+        if command.kind == "warn":
+            await self._say(WARNING_KEY, {}, urgent=True)
+            return Outcome(ok=True)
+        event = engine.from_record({"type": "timer_expired", "timer": timer_id})
+        try:
+            new_state, effects = engine.apply(self.state, event)
+        except engine.RuleError as refusal:  # stale: the engine moved on meanwhile
+            return Outcome(ok=False, code=refusal.reason, message=refusal.message)
+        seq = self.log.append(self.id, engine.to_record(event), source=CLOCK)
+        self.state = new_state
+        await self._carry_out(effects)
+        await self._changed()
+        return Outcome(ok=True, seq=seq)
+
+    async def _handle_table_command(self, command: Command) -> Outcome:
+        kind = command.kind
+        source = source_of(HOST)
+        if kind in ("pause", "resume"):
+            pause = kind == "pause"
+            if self.paused == pause:
+                raise Refused(f"already_{kind}d", f"the game is already {kind}d")
+            seq = self.log.append(
+                self.id, {"type": f"table.{kind}"}, source=source, client_id=command.client_id
+            )
+            self.paused = pause
+            self.countdown.pause(pause)
+            await self._say("game.paused" if pause else "game.resumed", {})
+        elif kind == "add_time":
+            if not self.countdown.active:
+                raise Refused("no_timer", "no timer runs now")
+            seconds = command.fields.get("seconds", ADD_TIME_SECONDS)
+            seq = self.log.append(
+                self.id,
+                {"type": "table.add_time", "seconds": seconds},
+                source=source,
+                client_id=command.client_id,
+            )
+            self.countdown.add(seconds)
+            self.save_clock(force=True)
+        else:
+            seq = self._undo(command.client_id)
+            await self._safely(self.room.set_speakers(frozenset(self.state.speakers)))
+            if not self.state.over:
+                self._released = False
+        await self._changed()
+        return Outcome(ok=True, seq=seq)
+
+    def _undo(self, client_id: str | None) -> int:
+        """Undo the last engine event: replay the log without it, then mark it undone."""
+        entries = [e for e in self.log.entries(self.id) if engine.is_event_record(e.record)]
+        if not entries:
+            raise Refused("nothing_to_undo", "no event to undo")
+        target = entries[-1]
+        state, last_timer = _replay(self.settings, [e.record for e in entries[:-1]])
+        seq = self.log.mark_undone(
+            self.id,
+            target.seq,
+            undo_record={"type": "table.undo", "seq": target.seq},
+            source=source_of(HOST),
+            client_id=client_id,
+        )
+        self.state = state
+        self._resume_timer(last_timer, None)
+        return seq
+
+    # --- effects -----------------------------------------------------------------------
+
+    async def _carry_out(self, effects: list[Any]) -> None:
+        for effect in effects:
+            if isinstance(effect, fx.Announce):
+                await self._say(effect.key, effect.params)
+            elif isinstance(effect, fx.SetSpeakers):
+                await self._safely(self.room.set_speakers(frozenset(effect.seats)))
+            elif isinstance(effect, fx.StartTimer):
+                self.countdown.start(
+                    effect.timer, effect.seconds, warn_at=effect.warn_at, paused=self.paused
+                )
+            elif isinstance(effect, fx.StopTimer):
+                self.countdown.stop()
+            elif isinstance(effect, fx.GameOver):
+                self.countdown.stop()
+                await self._release()
+            # Dialogs, players out, private results and vote results reach the clients
+            # through their views.
+
+    async def _say(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
+        await self._safely(self.voice.announce(key, dict(params), urgent=urgent))
+
+    async def _release(self) -> None:
+        if not self._released:
+            self._released = True
+            await self._safely(self.room.release_all())
+
+    async def _changed(self) -> None:
+        self.version += 1
+        self.save_clock()
+        await self._publish()
+
+    async def _publish(self) -> None:
+        await self._safely(self.hub.publish(self.snapshot()))
+
+    async def _safely(self, action: Any) -> None:
+        """Await an adapter call; its failure is logged and never stops the table."""
+        try:
+            await action
+        except Exception:
+            logger.exception("table %s: adapter call failed", self.id)
+
+    def _resume_timer(self, last_timer: fx.StartTimer | None, row: ClockRow | None) -> None:
+        """Set the countdown for the engine's current timer: the time it had left when the
+        clock row is about that timer, else its full length."""
+        timer = self.state.timer
+        if timer is None:
+            self.countdown.stop()
+            return
+        seconds = timer.seconds
+        warn_at = last_timer.warn_at if last_timer and last_timer.timer == timer.id else 0
+        if row is not None and row.timer_id == timer.id and row.remaining is not None:
+            seconds = row.remaining
+            warn_at = row.warn_at
+        self.countdown.start(timer.id, seconds, warn_at=warn_at, paused=self.paused)
+
+    # --- callbacks from the clock and the room (queued, never handled inline) ----------
+
+    def _on_expire(self, timer_id: int) -> None:
+        self._queue.put_nowait(
+            _Job(CLOCK, Command(kind="expire", fields={"timer": timer_id}), None)
+        )
+
+    def _on_warn(self, timer_id: int) -> None:
+        self._queue.put_nowait(_Job(CLOCK, Command(kind="warn", fields={"timer": timer_id}), None))
+
+    async def _on_presence(self, seat: int, joined: bool) -> None:
+        command = Command(kind="presence", fields={"seat": seat, "joined": joined})
+        self._queue.put_nowait(_Job("room", command, None))
+
+
+def _replay(settings: TableSettings, records: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """The state after these event records, and the last StartTimer among their effects."""
+    state = engine.new_game(settings)
+    last_timer: fx.StartTimer | None = None
+    for record in records:
+        state, effects = engine.apply(state, engine.from_record(record))
+        for effect in effects:
+            if isinstance(effect, fx.StartTimer):
+                last_timer = effect
+    return state, last_timer

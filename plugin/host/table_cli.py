@@ -1,0 +1,110 @@
+"""`autohost table new`: create a table and print each seat's link and the host's link.
+
+    autohost table new --preset online --lang uk --seats 10 --names "A,B,..."
+                       [--db var/autohost.db] [--base-url URL]
+                       [--server URL --admin-key K] [--json]
+
+Without --server the table is written straight into the event log at --db (the server
+opens it on first use); with --server it is created over HTTP (POST /api/tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_DB = Path("var/autohost.db")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="autohost table")
+    commands = parser.add_subparsers(dest="command", required=True)
+    new = commands.add_parser("new", help="create a table")
+    new.add_argument("--preset", default="online")
+    new.add_argument("--lang", default="uk")
+    new.add_argument("--seats", type=int, default=10)
+    new.add_argument("--names", default="", help="comma-separated, one per seat")
+    new.add_argument("--manual", action="store_true", help="the live host decides")
+    new.add_argument("--seed", type=int, default=None)
+    new.add_argument("--db", type=Path, default=DEFAULT_DB)
+    new.add_argument("--base-url", default="http://127.0.0.1:8000")
+    new.add_argument("--server", default=None, help="create through a running server")
+    new.add_argument("--admin-key", default=None)
+    new.add_argument("--json", action="store_true", help="print the answer as JSON")
+    return parser.parse_args(argv)
+
+
+def settings_record(args: argparse.Namespace) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "preset": args.preset,
+        "language": args.lang,
+        "seats": args.seats,
+        "names": [n.strip() for n in args.names.split(",")] if args.names else [],
+        "manual": args.manual,
+    }
+    if args.seed is not None:
+        record["seed"] = args.seed
+    return record
+
+
+def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, Any]:
+    import httpx
+
+    from plugin.web.tokens import load_admin_key
+
+    key = load_admin_key(args.db, args.admin_key)
+    answer = httpx.post(
+        args.server.rstrip("/") + "/api/tables",
+        json=record,
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=10,
+    )
+    body = answer.json()
+    if answer.status_code != 201:
+        raise ValueError(f"{body.get('error')}: {body.get('message')}")
+    return body  # type: ignore[no-any-return]
+
+
+def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, Any]:
+    from plugin.web.tokens import Signer, load_secret, secret_path_for, table_links
+
+    from .log import EventLog
+    from .registry import check_settings, new_table_id
+    from .settings import TableSettings
+
+    settings = TableSettings.from_record(record)
+    check_settings(settings)
+    signer = Signer(load_secret(secret_path_for(args.db)))
+    log = EventLog(args.db)
+    try:
+        table_id = new_table_id()
+        log.create_table(table_id, settings.to_record())
+    finally:
+        log.close()
+    names = [settings.name_of(s) for s in range(1, settings.seats + 1)]
+    return table_links(signer, args.base_url, table_id, settings.seats, names=names)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    record = settings_record(args)
+    try:
+        answer = create_remote(args, record) if args.server else create_local(args, record)
+    except ValueError as error:  # SettingsError is a ValueError
+        print(f"autohost table new: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(answer, ensure_ascii=False, indent=2))
+        return 0
+    print(f"table {answer['id']}")
+    print(f"host:    {answer['host']['link']}")
+    for seat in answer["seats"]:
+        print(f"seat {seat['seat']:>2} {seat['name']}: {seat['link']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,205 @@
+"""The one WebSocket protocol of the player widget and the host console (docs/protocol.md).
+
+Client → server messages are msgspec tagged structs: {"v": 1, "id": "<client msg id>",
+"type": "...", ...}. Unknown fields, unknown types, wrong types and messages over
+MAX_MESSAGE_BYTES are refused with an error code; the connection stays open.
+Server → client: {"type": "state", ...}, {"type": "ack", ...}, {"type": "error", ...}.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+VERSION = 1
+MAX_MESSAGE_BYTES = 4096
+
+ClientId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Seat = Annotated[int, msgspec.Meta(ge=1, le=99)]
+
+
+class Message(
+    msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, frozen=True
+):
+    """Every client message carries the protocol version and a client message id."""
+
+    v: int
+    id: ClientId
+
+
+# --- player messages (the seat is the token's, never the message's) ---------------------
+
+
+class Vote(Message, tag="vote"):
+    candidate: Seat | None
+
+
+class Lift(Message, tag="lift"):
+    leave: bool
+
+
+class Nominate(Message, tag="nominate"):
+    target: Seat
+
+
+class Pass(Message, tag="pass"):
+    pass
+
+
+class Shoot(Message, tag="shoot"):
+    target: Seat
+
+
+class DonCheck(Message, tag="don_check"):
+    target: Seat
+
+
+class SheriffCheck(Message, tag="sheriff_check"):
+    target: Seat
+
+
+class BestMove(Message, tag="best_move"):
+    seats: Annotated[list[Seat], msgspec.Meta(max_length=3)]
+
+
+class Leave(Message, tag="leave"):
+    """A player leaves the game of his own will."""
+
+
+# --- host console messages ---------------------------------------------------------------
+
+
+class Start(Message, tag="start"):
+    pass
+
+
+class Manual(Message, tag="manual"):
+    on: bool
+
+
+class Choice(Message, tag="choice"):
+    choice: Literal["speeches", "revote", "end", "close", "start_revote"]
+
+
+class Pause(Message, tag="pause"):
+    pass
+
+
+class Resume(Message, tag="resume"):
+    pass
+
+
+class AddTime(Message, tag="add_time"):
+    seconds: Annotated[int, msgspec.Meta(ge=1, le=300)] = 30
+
+
+class EndSpeech(Message, tag="end_speech"):
+    pass
+
+
+class GiveFoul(Message, tag="foul"):
+    seat: Seat
+
+
+class Disqualify(Message, tag="disqualify"):
+    seat: Seat
+
+
+class Remove(Message, tag="remove"):
+    """The host removes a player who left (PlayerLeft for that seat)."""
+
+    seat: Seat
+
+
+class Undo(Message, tag="undo"):
+    pass
+
+
+class EndGame(Message, tag="end_game"):
+    winner: Literal["city", "mafia", "draw"] | None = None
+
+
+class Next(Message, tag="next"):
+    pass
+
+
+ClientMessage = (
+    Vote | Lift | Nominate | Pass | Shoot | DonCheck | SheriffCheck | BestMove | Leave
+    | Start | Manual | Choice | Pause | Resume | AddTime | EndSpeech | GiveFoul | Disqualify
+    | Remove | Undo | EndGame | Next
+)  # fmt: skip
+
+_decoder = msgspec.json.Decoder(ClientMessage)
+_encoder = msgspec.json.Encoder()
+
+
+class ProtocolError(Exception):
+    """A message refused before it reaches the table. code: too_large | bad_json |
+    bad_message | bad_version. `id` is the client message id when it could be read."""
+
+    def __init__(self, code: str, message: str, id: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.id = id
+
+
+def decode(raw: str | bytes) -> Message:
+    """Validate one client message; ProtocolError says why it is refused."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        message = _decoder.decode(data)
+    except msgspec.ValidationError as error:
+        raise ProtocolError("bad_message", str(error), _salvage_id(data)) from None
+    except msgspec.DecodeError as error:
+        raise ProtocolError("bad_json", f"not JSON: {error}") from None
+    if message.v != VERSION:
+        raise ProtocolError(
+            "bad_version",
+            f"protocol version {message.v} is not supported (use {VERSION})",
+            message.id,
+        )
+    return message
+
+
+def message_type(message: Message) -> str:
+    return type(message).__struct_config__.tag  # type: ignore[return-value]
+
+
+def message_fields(message: Message) -> dict[str, Any]:
+    """The message's own fields (without v, id and type)."""
+    return {
+        name: getattr(message, name)
+        for name in message.__struct_fields__
+        if name not in ("v", "id")
+    }
+
+
+def _salvage_id(data: bytes) -> str | None:
+    """The client message id of an invalid message, so the error can name it."""
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return None
+    found = value.get("id") if isinstance(value, dict) else None
+    return found if isinstance(found, str) and 0 < len(found) <= 64 else None
+
+
+# --- server → client -----------------------------------------------------------------------
+
+
+def encode_ack(id: str, *, duplicate: bool = False) -> bytes:
+    return _encoder.encode({"type": "ack", "v": VERSION, "id": id, "duplicate": duplicate})
+
+
+def encode_error(code: str, message: str, id: str | None = None) -> bytes:
+    return _encoder.encode(
+        {"type": "error", "v": VERSION, "id": id, "error": code, "message": message}
+    )
+
+
+def encode_state(view: dict[str, Any]) -> bytes:
+    return _encoder.encode({"type": "state", "v": VERSION, **view})

@@ -1,0 +1,64 @@
+"""`autohost serve`: run the server with its tables and the SQLite event log.
+
+    autohost serve [--host 127.0.0.1] [--port 8000] [--db var/autohost.db] [--admin-key K]
+                   [--base-url URL]
+
+Prints the listening URL once the tables are replayed and the socket is open. SIGTERM and
+SIGINT stop it cleanly: every table's microphones given back, the log checkpointed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from .app import ServerConfig, create_app
+from .tokens import load_admin_key
+
+DEFAULT_DB = Path("var/autohost.db")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="autohost serve", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    parser.add_argument("--db", type=Path, default=DEFAULT_DB, help="the SQLite event log")
+    parser.add_argument("--admin-key", default=None, help="default: $AUTOHOST_ADMIN_KEY or "
+                        "the file <db>.admin-key (created once)")  # fmt: skip
+    parser.add_argument("--base-url", default=None, help="links' base (default: listen URL)")
+    return parser.parse_args(argv)
+
+
+async def serve(args: argparse.Namespace) -> int:
+    admin_key = load_admin_key(args.db, args.admin_key)
+    base_url = args.base_url or f"http://{args.host}:{args.port}"
+    config = ServerConfig(db_path=args.db, admin_key=admin_key, base_url=base_url)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            create_app(config), host=args.host, port=args.port, log_level="warning", lifespan="on"
+        )
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if server.started:
+        port = server.servers[0].sockets[0].getsockname()[1]
+        print(f"autohost: listening on http://{args.host}:{port} (db {args.db})", flush=True)
+    await task
+    return 0 if server.started else 1
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        return asyncio.run(serve(args))
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
