@@ -1,0 +1,182 @@
+"""LiveKit access tokens: minting them for our players and host, verifying a club's own.
+
+A player's token binds his seat twice (identity `seat-N`, attribute `seat`) and lets him
+publish only his microphone (lowercase source names, FIELD-NOTES); the host's token is a
+room admin's. `token_route` serves `POST /livekit/token`, authorized by our own signed
+seat link (checked by a callable passed in, so this module does not depend on it).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import jwt
+from livekit.api import AccessToken, TokenVerifier, VideoGrants
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from plugin.rooms.livekit.seats import (
+    BOT_IDENTITY,
+    HOST_IDENTITY,
+    SEAT_ATTRIBUTE,
+    identity_for_seat,
+    seat_of,
+)
+
+Seat = int | Literal["host"]
+# our link token -> (table id, seat or "host"), or None when it is not valid
+LinkVerifier = Callable[[str], "tuple[str, Seat] | None"]
+
+DEFAULT_TTL = datetime.timedelta(hours=6)
+
+
+class InvalidToken(ValueError):
+    """A LiveKit token that is forged, expired, for another room or bound to no seat."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Credentials:
+    """Where the club's LiveKit server is and the API key pair that signs for it."""
+
+    url: str
+    api_key: str
+    api_secret: str
+
+    def __post_init__(self) -> None:
+        for name in ("url", "api_key", "api_secret"):
+            if not getattr(self, name):
+                raise ValueError(f"LiveKit {name} is required")
+
+
+def player_token(
+    creds: Credentials,
+    room: str,
+    seat: int,
+    *,
+    name: str = "",
+    ttl: datetime.timedelta = DEFAULT_TTL,
+) -> str:
+    """A player's token: identity `seat-N`, attribute seat, microphone the only source."""
+    grants = VideoGrants(
+        room_join=True,
+        room=room,
+        can_publish=True,
+        can_publish_sources=["microphone"],
+        can_subscribe=True,
+        can_publish_data=True,
+    )
+    return (
+        AccessToken(creds.api_key, creds.api_secret)
+        .with_identity(identity_for_seat(seat))
+        .with_name(name or f"{seat}")
+        .with_attributes({SEAT_ATTRIBUTE: str(seat)})
+        .with_grants(grants)
+        .with_ttl(ttl)
+        .to_jwt()
+    )
+
+
+def host_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
+    """The live host's token: room admin, may publish every source."""
+    grants = VideoGrants(
+        room_join=True,
+        room_admin=True,
+        room=room,
+        can_publish=True,
+        can_subscribe=True,
+        can_publish_data=True,
+    )
+    return (
+        AccessToken(creds.api_key, creds.api_secret)
+        .with_identity(HOST_IDENTITY)
+        .with_name("host")
+        .with_grants(grants)
+        .with_ttl(ttl)
+        .to_jwt()
+    )
+
+
+def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
+    """The bot's token: a visible participant that publishes the host's voice."""
+    grants = VideoGrants(
+        room_join=True,
+        room=room,
+        can_publish=True,
+        can_publish_sources=["microphone"],
+        can_subscribe=True,
+        can_publish_data=True,
+    )
+    return (
+        AccessToken(creds.api_key, creds.api_secret)
+        .with_identity(BOT_IDENTITY)
+        .with_name("Host (autohost)")
+        .with_grants(grants)
+        .with_ttl(ttl)
+        .to_jwt()
+    )
+
+
+def token_for(creds: Credentials, room: str, seat: Seat) -> str:
+    return host_token(creds, room) if seat == "host" else player_token(creds, room, seat)
+
+
+def verify_seat(verifier: TokenVerifier, token: str, *, room: str | None = None) -> Seat:
+    """The seat (or "host") a LiveKit token is bound to, for a club's own tokens.
+
+    Raises InvalidToken when the signature, expiry or room is wrong or no seat is bound.
+    """
+    try:
+        claims = verifier.verify(token)
+    except (jwt.PyJWTError, ValueError) as error:
+        raise InvalidToken(f"LiveKit token refused: {error}") from error
+    video = claims.video
+    if room is not None and (video is None or video.room != room):
+        raise InvalidToken(f"LiveKit token is not for room {room!r}")
+    if claims.identity == HOST_IDENTITY:
+        return "host"
+    seat = seat_of(claims.identity, claims.attributes)
+    if seat is None:
+        raise InvalidToken(f"LiveKit token for {claims.identity!r} is bound to no seat")
+    return seat
+
+
+def token_route(
+    creds: Credentials,
+    seat_for_link_token: LinkVerifier,
+    room_for_table: Callable[[str], str | None] = lambda table: table,
+    path: str = "/livekit/token",
+) -> Route:
+    """`POST /livekit/token` with JSON {"link": "<our seat link token>"} answers
+    {"url", "room", "identity", "seat", "token"}: the LiveKit token for that seat."""
+
+    async def mint(request: Request) -> JSONResponse:
+        try:
+            body = json.loads(await request.body())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _refuse(400, "malformed", "the body must be JSON")
+        link = body.get("link") if isinstance(body, dict) else None
+        if not isinstance(link, str) or not link:
+            return _refuse(400, "malformed", 'expected {"link": "<seat link token>"}')
+        bound = seat_for_link_token(link)
+        if bound is None:
+            return _refuse(401, "unauthorized", "the seat link is not valid")
+        table, seat = bound
+        room = room_for_table(table)
+        if room is None:
+            return _refuse(404, "no_table", f"no LiveKit room for table {table!r}")
+        token = token_for(creds, room, seat)
+        identity = HOST_IDENTITY if seat == "host" else identity_for_seat(seat)
+        return JSONResponse(
+            {"url": creds.url, "room": room, "identity": identity, "seat": seat, "token": token}
+        )
+
+    return Route(path, mint, methods=["POST"])
+
+
+def _refuse(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message}, status_code=status)

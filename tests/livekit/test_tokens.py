@@ -1,0 +1,119 @@
+"""Tokens: what our player and host tokens grant, verifying a club's own, /livekit/token."""
+
+from __future__ import annotations
+
+import datetime
+
+import httpx
+import pytest
+from livekit.api import AccessToken, TokenVerifier, VideoGrants
+from starlette.applications import Starlette
+
+from plugin.rooms.livekit.tokens import (
+    Credentials,
+    InvalidToken,
+    host_token,
+    player_token,
+    token_route,
+    verify_seat,
+)
+from tests.livekit.harness import API_KEY, API_SECRET
+
+CREDS = Credentials(url="ws://127.0.0.1:7880", api_key=API_KEY, api_secret=API_SECRET)
+VERIFIER = TokenVerifier(API_KEY, API_SECRET)
+
+
+def test_player_token_binds_the_seat_and_only_the_microphone():
+    claims = VERIFIER.verify(player_token(CREDS, "table-1", 7))
+    assert claims.identity == "seat-7"
+    assert claims.attributes == {"seat": "7"}
+    video = claims.video
+    assert video.room == "table-1" and video.room_join
+    assert video.can_publish_sources == ["microphone"]
+    assert video.can_subscribe and video.can_publish_data
+    assert not video.room_admin
+
+
+def test_host_token_is_a_room_admin():
+    claims = VERIFIER.verify(host_token(CREDS, "table-1"))
+    assert claims.identity == "host"
+    assert claims.video.room_admin and claims.video.room == "table-1"
+
+
+def club_token(
+    identity: str,
+    attributes: dict[str, str] | None = None,
+    room: str = "table-1",
+    secret: str = API_SECRET,
+    ttl: float = 3600,
+) -> str:
+    token = AccessToken(API_KEY, secret).with_identity(identity)
+    token = token.with_grants(VideoGrants(room_join=True, room=room))
+    token = token.with_ttl(datetime.timedelta(seconds=ttl))
+    return (token.with_attributes(attributes) if attributes else token).to_jwt()
+
+
+@pytest.mark.parametrize(
+    ("identity", "attributes", "seat"),
+    [
+        ("seat-3", None, 3),
+        ("anna@club", {"seat": "5"}, 5),
+        ("seat-3", {"seat": "4"}, 4),  # the attribute wins
+        ("host", None, "host"),
+    ],
+)
+def test_a_clubs_own_token_gives_the_seat(identity, attributes, seat):
+    assert verify_seat(VERIFIER, club_token(identity, attributes), room="table-1") == seat
+
+
+@pytest.mark.parametrize(
+    ("token", "reason"),
+    [
+        (club_token("seat-3", secret="y" * 40), "Signature"),
+        (club_token("seat-3", room="other"), "not for room"),
+        (club_token("anna@club"), "no seat"),
+        (club_token("seat-3", ttl=-3600), "expired"),
+        ("not-a-jwt", "refused"),
+    ],
+)
+def test_a_bad_club_token_is_refused(token, reason):
+    with pytest.raises(InvalidToken, match=reason):
+        verify_seat(VERIFIER, token, room="table-1")
+
+
+def links(link: str):
+    return {"good": ("t1", 4), "host": ("t1", "host"), "nowhere": ("t9", 1)}.get(link)
+
+
+@pytest.fixture
+async def client():
+    route = token_route(CREDS, links, room_for_table=lambda t: "room-t1" if t == "t1" else None)
+    transport = httpx.ASGITransport(app=Starlette(routes=[route]))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as test_client:
+        yield test_client
+
+
+async def test_token_route_mints_the_linked_seats_token(client):
+    answer = await client.post("/livekit/token", json={"link": "good"})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert (body["room"], body["identity"], body["seat"]) == ("room-t1", "seat-4", 4)
+    assert verify_seat(VERIFIER, body["token"], room="room-t1") == 4
+    host = (await client.post("/livekit/token", json={"link": "host"})).json()
+    assert VERIFIER.verify(host["token"]).video.room_admin
+
+
+@pytest.mark.parametrize(
+    ("content", "status"),
+    [
+        (b"{", 400),
+        (b'{"link": 5}', 400),
+        (b'["good"]', 400),
+        (b'{"link": "forged"}', 401),
+        (b'{"link": "nowhere"}', 404),
+    ],
+)
+async def test_token_route_refuses_bad_requests(client, content, status):
+    answer = await client.post("/livekit/token", content=content)
+    assert answer.status_code == status
+    assert "token" not in answer.json()
