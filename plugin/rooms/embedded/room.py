@@ -62,7 +62,8 @@ class EmbeddedRoom:
         self._shared = OpusStream()
         self._tick_index = 0
         self._mixer: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()  # presence callbacks
+        self._closing: set[asyncio.Task[Any]] = set()  # peers closing after a failure
         self._stopping = False
         self._bot_forwarded = 0
         self._bot_last: float | None = None
@@ -83,6 +84,8 @@ class EmbeddedRoom:
         """Exactly these seats are heard from the next 20 ms tick on (the host always is)."""
         speakers = frozenset(seats)
         for seat in speakers:
+            if seat == HOST:
+                raise ValueError("the live host is always heard; he is not a seat")
             self._check_seat(seat)
         self._speakers = speakers
         self._released = False
@@ -108,6 +111,8 @@ class EmbeddedRoom:
         self._peers.clear()
         self._present.clear()
         await asyncio.gather(*(peer.close() for peer in peers))
+        while self._closing:
+            await asyncio.gather(*list(self._closing), return_exceptions=True)
         while self._tasks:
             tasks = list(self._tasks)
             for task in tasks:
@@ -177,7 +182,7 @@ class EmbeddedRoom:
         elif state in ("failed", "closed"):
             peer.connected = False
             del self._peers[peer.seat]
-            self._spawn(peer.close())
+            self._spawn(peer.close(), cancel_on_stop=False)
             if isinstance(peer.seat, int) and peer.seat in self._present:
                 self._present.discard(peer.seat)
                 self._notify(peer.seat, False)
@@ -186,13 +191,17 @@ class EmbeddedRoom:
         for callback in self._presence:
             self._spawn(callback(seat, joined))
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any], *, cancel_on_stop: bool = True) -> None:
+        # A closing peer is awaited, never cancelled, at stop(): cancelling a task that
+        # awaits aiortc's RTCPeerConnection.close() cancels aiortc's own "closed" future,
+        # and aiortc's concurrent auto-close then fails with InvalidStateError.
         task = asyncio.create_task(coroutine)
-        self._tasks.add(task)
+        (self._tasks if cancel_on_stop else self._closing).add(task)
         task.add_done_callback(self._task_done)
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
+        self._closing.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("room task failed", exc_info=task.exception())
 
