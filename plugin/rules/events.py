@@ -13,6 +13,11 @@ from .errors import InvalidAction
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StartGame:
+    """The host starts the game: night zero begins."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TimerExpired:
     """The clock says timer `timer` (from a StartTimer effect) has run out."""
 
@@ -114,7 +119,8 @@ class EndGame:
 
 
 Event = (
-    TimerExpired
+    StartGame
+    | TimerExpired
     | Nominate
     | PassSpeech
     | CastVote
@@ -132,6 +138,7 @@ Event = (
 )
 
 EVENT_TYPES: dict[str, type[Any]] = {
+    "start_game": StartGame,
     "timer_expired": TimerExpired,
     "nominate": Nominate,
     "pass": PassSpeech,

@@ -1,0 +1,526 @@
+"""Scenario files (shared/conformance/README.md and GAME.md): validate, run, report.
+
+A scenario drives the real engine: inputs go in at the first moment they become legal,
+and timers run out one by one in between (the runner is the clock). No I/O here; the CLI
+reads the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import events as ev
+from .effects import Announce, OpenDialog, VoteFinished
+from .errors import InvalidAction, RuleError
+from .machine import CHOICES, apply, new_game, new_vote
+from .settings import load_preset
+from .state import DISTRIBUTION, GameState, Phase
+
+VOTE_INPUTS = ("votes", "lift", "host", "leave")
+GAME_INPUTS = (
+    *VOTE_INPUTS,
+    "until",
+    "nominate",
+    "pass",
+    "foul",
+    "shots",
+    "don_check",
+    "sheriff_check",
+    "best_move",
+)
+MAX_STEPS = 200_000
+
+
+class ScenarioError(InvalidAction):
+    """The scenario file itself is wrong (exit 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("bad_scenario", message)
+
+
+# ---- validation ------------------------------------------------------------------------
+
+
+def _int(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ScenarioError(f"{where} must be an integer, got {value!r}")
+    return value
+
+
+def _seat(value: Any, players: int, where: str) -> int:
+    seat = _int(value, where)
+    if not 1 <= seat <= players:
+        raise ScenarioError(f"{where}: seat {seat} is outside the table (1..{players})")
+    return seat
+
+
+def _seats(value: Any, players: int, where: str) -> list[int]:
+    if not isinstance(value, list):
+        raise ScenarioError(f"{where} must be a list of seats, got {value!r}")
+    return [_seat(item, players, f"{where}[{i}]") for i, item in enumerate(value)]
+
+
+def _pairs(value: Any, where: str) -> list[list[Any]]:
+    if not isinstance(value, list) or not all(isinstance(p, list) and len(p) == 2 for p in value):
+        raise ScenarioError(f"{where} must be a list of [a, b] pairs, got {value!r}")
+    return value
+
+
+def _check_input(item: Any, index: int, players: int, allowed: tuple[str, ...]) -> dict[str, Any]:
+    where = f"inputs[{index}]"
+    if not isinstance(item, dict) or len(item) != 1:
+        raise ScenarioError(f"{where} must be an object with exactly one key, got {item!r}")
+    ((key, value),) = item.items()
+    if key not in allowed:
+        raise ScenarioError(f"{where}: unknown input {key!r} (one of {', '.join(allowed)})")
+    if key == "votes":
+        for i, (voter, candidate) in enumerate(_pairs(value, f"{where}.votes")):
+            _seat(voter, players, f"{where}.votes[{i}] voter")
+            if candidate is not None:
+                _seat(candidate, players, f"{where}.votes[{i}] candidate")
+    elif key == "lift":
+        for i, (voter, leave) in enumerate(_pairs(value, f"{where}.lift")):
+            _seat(voter, players, f"{where}.lift[{i}] voter")
+            if not isinstance(leave, bool):
+                raise ScenarioError(f"{where}.lift[{i}]: the ballot must be true or false")
+    elif key == "host":
+        if value not in CHOICES:
+            raise ScenarioError(f"{where}.host must be one of {list(CHOICES)}, got {value!r}")
+    elif key in ("leave", "foul", "pass", "don_check", "sheriff_check"):
+        _seat(value, players, f"{where}.{key}")
+    elif key == "nominate":
+        if not isinstance(value, list) or len(value) != 2:
+            raise ScenarioError(f"{where}.nominate must be [by, target], got {value!r}")
+        _seats(value, players, f"{where}.nominate")
+    elif key == "shots":
+        for i, pair in enumerate(_pairs(value, f"{where}.shots")):
+            _seats(pair, players, f"{where}.shots[{i}]")
+    elif key == "best_move":
+        named = _seats(value, players, f"{where}.best_move")
+        if len(named) != 3 or len(set(named)) != 3:
+            raise ScenarioError(f"{where}.best_move must name three different seats")
+    elif key == "until":
+        _until_period(value, where)
+    return {key: value}
+
+
+def _until_period(value: Any, where: str) -> int:
+    parts = value.split() if isinstance(value, str) else []
+    if len(parts) != 2 or parts[0] not in ("day", "night") or not parts[1].isdigit():
+        raise ScenarioError(f'{where}.until must be "day N" or "night N", got {value!r}')
+    number = int(parts[1])
+    if parts[0] == "day" and number < 1:
+        raise ScenarioError(f"{where}.until: days count from 1")
+    return 2 * number - 1 if parts[0] == "day" else 2 * number
+
+
+@dataclass(slots=True)
+class Scenario:
+    kind: str
+    rules: Any
+    players: int
+    manual: bool
+    inputs: list[dict[str, Any]]
+    out: list[int] = field(default_factory=list)
+    nominations: list[int] = field(default_factory=list)
+    roles: dict[int, str] | None = None
+    seed: int = 0
+    day: int = 1
+
+
+def parse(doc: Any) -> Scenario:
+    """Validate a scenario document; ScenarioError names the first problem."""
+    if not isinstance(doc, dict):
+        raise ScenarioError("a scenario must be a JSON object")
+    kind = doc.get("kind", "vote")
+    if kind not in ("vote", "game"):
+        raise ScenarioError(f'kind must be "vote" or "game", got {kind!r}')
+    if "name" in doc and not isinstance(doc["name"], str):
+        raise ScenarioError("name must be a string")
+    if "rules" not in doc:
+        raise ScenarioError("missing field 'rules'")
+    preset = doc["rules"]
+    if not isinstance(preset, str):
+        raise ScenarioError(f"rules must be a preset name, got {preset!r}")
+    settings = doc.get("settings", {})
+    if not isinstance(settings, dict):
+        raise ScenarioError("settings must be an object")
+    try:
+        rules = load_preset(preset, settings)
+    except InvalidAction as error:
+        raise ScenarioError(error.message) from None
+    host = doc.get("host", "auto")
+    if host not in ("auto", "manual"):
+        raise ScenarioError(f'host must be "auto" or "manual", got {host!r}')
+    if "players" not in doc:
+        raise ScenarioError("missing field 'players'")
+    players = _int(doc["players"], "players")
+    if kind == "game" and players not in DISTRIBUTION:
+        raise ScenarioError(f"players must be {min(DISTRIBUTION)} to {max(DISTRIBUTION)}")
+    if kind == "vote" and not 2 <= players <= 30:
+        raise ScenarioError("players must be 2 to 30")
+    inputs = doc.get("inputs", [])
+    if not isinstance(inputs, list):
+        raise ScenarioError("inputs must be a list")
+    if "expect" in doc and not isinstance(doc["expect"], dict):
+        raise ScenarioError("expect must be an object")
+    allowed = GAME_INPUTS if kind == "game" else VOTE_INPUTS
+    checked = [_check_input(item, i, players, allowed) for i, item in enumerate(inputs)]
+    scenario = Scenario(
+        kind=kind, rules=rules, players=players, manual=host == "manual", inputs=checked
+    )
+    if kind == "vote":
+        scenario.out = _seats(doc.get("out", []), players, "out")
+        scenario.nominations = _seats(doc.get("nominations", []), players, "nominations")
+        if len(set(scenario.nominations)) != len(scenario.nominations):
+            raise ScenarioError("nominations: a seat is nominated twice")
+        if set(scenario.nominations) & set(scenario.out):
+            raise ScenarioError("nominations: a nominated seat is already out")
+        scenario.day = _int(doc.get("day", 1), "day")
+        if scenario.day < 1:
+            raise ScenarioError("day must be 1 or more")
+    else:
+        roles = doc.get("roles")
+        if roles is not None:
+            if not isinstance(roles, dict):
+                raise ScenarioError("roles must be an object of seat -> role")
+            parsed: dict[int, str] = {}
+            for key, role in roles.items():
+                if not isinstance(key, str) or not key.isdigit():
+                    raise ScenarioError(f"roles: {key!r} is not a seat number")
+                parsed[_seat(int(key), players, "roles")] = role
+            scenario.roles = parsed
+        scenario.seed = _int(doc.get("seed", 0), "seed")
+    return scenario
+
+
+# ---- running ---------------------------------------------------------------------------
+
+
+class _Runner:
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.announcements: list[str] = []
+        self.dialogs: list[dict[str, Any]] = []
+        self.rejected: list[dict[str, Any]] = []
+        self.refused: list[dict[str, Any]] = []
+        self.fed: set[tuple[str, int, int]] = set()  # (what, day or night, round)
+        self.per_day: dict[int, dict[str, list[dict[str, Any]]]] = {}
+        self.steps = 0
+        self.last_vote: dict[str, Any] | None = None
+        self.stop_period: int | None = None  # the phase the runner stopped after
+
+    # -- engine I/O
+    def send(self, event: ev.Event) -> RuleError | None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise ScenarioError("the game did not end within the step limit")
+        try:
+            self.state, effects = apply(self.state, event)
+        except RuleError as error:
+            return error
+        for effect in effects:
+            if isinstance(effect, Announce):
+                self.announcements.append(effect.key)
+            elif isinstance(effect, OpenDialog):
+                dialog = {
+                    "kind": effect.kind,
+                    "candidates": list(effect.candidates),
+                    "options": list(effect.options),
+                    "default": effect.default,
+                }
+                self.dialogs.append(dialog)
+                self._day_list("dialogs").append(dialog)
+            elif isinstance(effect, VoteFinished):
+                self.last_vote = effect.result
+        return None
+
+    def _day_list(self, name: str) -> list[dict[str, Any]]:
+        day = self.per_day.setdefault(self.state.day, {"dialogs": [], "rejected": []})
+        return day[name]
+
+    def tick(self) -> bool:
+        """Let the running timer run out; False when no timer runs."""
+        timer = self.state.timer
+        if timer is None:
+            return False
+        error = self.send(ev.TimerExpired(timer=timer.id))
+        assert error is None, error
+        return True
+
+    def settle(self, item: dict[str, Any] | None) -> None:
+        """The live host answers for himself only when the next input is his answer."""
+        s = self.state
+        answer = item.get("host") if item else None
+        if s.phase is Phase.DIALOG and answer is None:
+            self.send(ev.HostChoice(choice="close"))
+        elif s.phase is Phase.AWAIT_REVOTE and answer != "start_revote":
+            self.send(ev.HostChoice(choice="start_revote"))
+
+    # -- inputs
+    def ready(self, item: dict[str, Any]) -> bool:
+        s = self.state
+        ((key, value),) = item.items()
+        r = s.vote.round if s.vote is not None else None
+        if key in ("leave", "foul"):
+            return s.phase is not Phase.LOBBY
+        if key == "until":
+            return s.period >= _until_period(value, "until")
+        if key in ("nominate", "pass"):
+            by = value[0] if key == "nominate" else value
+            return s.phase is Phase.SPEECH and s.speaker == by
+        if key in ("votes", "lift"):
+            if s.phase is not Phase.VOTING or r is None or (r.kind == "lift") != (key == "lift"):
+                return False
+            return ("round", s.day, r.number) not in self.fed
+        if key == "host":
+            return s.phase in (Phase.DIALOG, Phase.AWAIT_REVOTE)
+        if key == "shots":
+            return s.phase is Phase.SHOT and ("shots", s.night, 0) not in self.fed
+        if key in ("don_check", "sheriff_check"):
+            phase = Phase.DON_CHECK if key == "don_check" else Phase.SHERIFF_CHECK
+            checker = s.seat_of("don" if key == "don_check" else "sheriff")
+            return s.phase is phase and checker in s.alive
+        if key == "best_move":
+            return (
+                s.phase is Phase.MORNING_LAST_WORD
+                and s.speaker is not None
+                and s.speaker == s.first_killed
+                and s.best_move is None
+            )
+        return False
+
+    def feed(self, item: dict[str, Any]) -> None:
+        s = self.state
+        ((key, value),) = item.items()
+        if key == "until":
+            return  # GAME.md: it does nothing else
+        if key == "votes":
+            self._feed_votes([tuple(pair) for pair in value])
+        elif key == "lift":
+            assert s.vote is not None and s.vote.round is not None
+            self.fed.add(("round", s.day, s.vote.round.number))
+            for voter, leave in value:
+                self._ballot(ev.CastLift(voter=voter, leave=leave), voter, None)
+        elif key == "shots":
+            self.fed.add(("shots", s.night, 0))
+            for by, target in value:
+                self._refusable(item, ev.Shoot(by=by, target=target))
+        else:
+            self._refusable(item, _event(key, value, s))
+
+    def _refusable(self, item: dict[str, Any], event: ev.Event) -> None:
+        error = self.send(event)
+        if error is not None:
+            self.refused.append({"input": item, "reason": error.reason})
+
+    def _ballot(self, event: ev.Event, voter: int, candidate: int | None) -> None:
+        error = self.send(event)
+        if error is not None:
+            entry = {"voter": voter, "candidate": candidate, "reason": error.reason}
+            self.rejected.append(entry)
+            self._day_list("rejected").append(entry)
+
+    def _feed_votes(self, ballots: list[tuple[int, int | None]]) -> None:
+        s = self.state
+        assert s.vote is not None and s.vote.round is not None
+        r = s.vote.round
+        day, number = s.day, r.number
+        self.fed.add(("round", day, number))
+        if s.rules.voting_mode != "sequential":
+            for voter, candidate in ballots:
+                self._ballot(ev.CastVote(voter=voter, candidate=candidate), voter, candidate)
+            return
+        # README «Ballots»: abstentions and ballots for non-candidates go in while the first
+        # window is open, then window by window in nomination order.
+        groups: list[list[tuple[int, int | None]]] = [
+            [b for b in ballots if b[1] is None or b[1] not in r.candidates]
+        ]
+        groups += [[b for b in ballots if b[1] == c] for c in r.candidates]
+        for index, group in enumerate(groups):
+            window = max(index - 1, 0)
+            while not self._window_open(day, number, window):
+                if not self._round_open(day, number) or not self.tick():
+                    break
+            for voter, candidate in group:
+                self._ballot(ev.CastVote(voter=voter, candidate=candidate), voter, candidate)
+
+    def _round_open(self, day: int, number: int) -> bool:
+        s = self.state
+        r = s.vote.round if s.vote is not None else None
+        return s.phase is Phase.VOTING and r is not None and s.day == day and r.number == number
+
+    def _window_open(self, day: int, number: int, window: int) -> bool:
+        if not self._round_open(day, number):
+            return False
+        assert self.state.vote is not None and self.state.vote.round is not None
+        return self.state.vote.round.window == window
+
+    # -- the whole run
+    def run(self, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Apply the inputs; returns those never applied."""
+        last_period = self.state.period
+        for index, item in enumerate(inputs):
+            while True:
+                if self.state.over:
+                    return inputs[index:]
+                self.settle(item)
+                if self.ready(item):
+                    last_period = self.state.period
+                    self.feed(item)
+                    break
+                if not self.tick():
+                    self._to_the_end()
+                    return inputs[index:]
+        self.until_phase_ends(last_period)
+        return []
+
+    def until_phase_ends(self, period: int) -> None:
+        self.stop_period = period
+        while not self.state.over and self.state.period == period:
+            self.settle(None)
+            if not self.tick():
+                break
+
+    def _to_the_end(self) -> None:
+        while not self.state.over:
+            self.settle(None)
+            if not self.tick():
+                break
+
+
+def _event(key: str, value: Any, state: GameState) -> ev.Event:
+    if key == "leave":
+        return ev.PlayerLeft(seat=value)
+    if key == "foul":
+        return ev.Foul(seat=value)
+    if key == "host":
+        return ev.HostChoice(choice=value)
+    if key == "nominate":
+        return ev.Nominate(by=value[0], target=value[1])
+    if key == "pass":
+        return ev.PassSpeech(seat=value)
+    if key == "don_check":
+        return ev.DonCheck(target=value)
+    if key == "sheriff_check":
+        return ev.SheriffCheck(target=value)
+    if key == "best_move":
+        by = state.speaker if state.speaker is not None else 0
+        return ev.BestMove(by=by, seats=tuple(value))
+    if key == "until":
+        raise AssertionError("until is handled by the runner")
+    raise ScenarioError(f"unknown input {key!r}")
+
+
+def run(scenario: Scenario) -> dict[str, Any]:
+    """Run a parsed scenario; the result object of the contract."""
+    if scenario.kind == "vote":
+        return _run_vote(scenario)
+    return _run_game(scenario)
+
+
+def _run_vote(sc: Scenario) -> dict[str, Any]:
+    state = new_vote(
+        sc.rules,
+        players=sc.players,
+        nominations=sc.nominations,
+        out=sc.out,
+        manual=sc.manual,
+        day=sc.day,
+    )
+    runner = _Runner(state)
+    unused = runner.run(sc.inputs)
+    runner._to_the_end()
+    vote = runner.last_vote or {
+        "outcome": None,
+        "eliminated": [],
+        "rounds": [],
+        "speeches": [],
+        "next": None,
+    }
+    result = {key: value for key, value in vote.items() if key != "announcements"}
+    result.update(
+        announcements=runner.announcements,
+        dialogs=runner.dialogs,
+        rejected=runner.rejected,
+        refused=runner.refused,
+        unused=unused,
+    )
+    return result
+
+
+def _run_game(sc: Scenario) -> dict[str, Any]:
+    state = new_game(sc.rules, players=sc.players, roles=sc.roles, seed=sc.seed, manual=sc.manual)
+    runner = _Runner(state)
+    runner.send(ev.StartGame())
+    unused: list[dict[str, Any]]
+    if sc.inputs:
+        unused = runner.run(sc.inputs)
+    else:
+        runner.until_phase_ends(runner.state.period)  # GAME.md: stops before day 1
+        unused = []
+    return game_result(runner.state, runner, unused)
+
+
+def game_result(
+    state: GameState, runner: _Runner | None = None, unused: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The whole-game result object (GAME.md) for a state; the runner adds what it saw."""
+    # Stop before the next phase: a day or night that began in the very step that ended the
+    # runner's phase is not listed (its records hold nothing but its start).
+    stop = runner.stop_period if runner is not None else None
+    limit = state.period if state.over or stop is None else stop
+    days = []
+    for record in state.days:
+        if 2 * record.day - 1 > limit:
+            continue
+        vote = dict(record.vote) if record.vote is not None else None
+        if vote is not None and runner is not None:
+            extra = runner.per_day.get(record.day, {})
+            vote["dialogs"] = extra.get("dialogs", [])
+            vote["rejected"] = extra.get("rejected", [])
+        days.append(
+            {
+                "day": record.day,
+                "opener": record.opener,
+                "speakers": list(record.speakers),
+                "nominations": [list(pair) for pair in record.nominations],
+                "vote": vote,
+            }
+        )
+    nights = [
+        {
+            "night": record.night,
+            "killed": record.killed,
+            "don_check": None
+            if record.don_check is None
+            else {"target": record.don_check[0], "sheriff": record.don_check[1]},
+            "sheriff_check": None
+            if record.sheriff_check is None
+            else {"target": record.sheriff_check[0], "black": record.sheriff_check[1]},
+        }
+        for record in state.nights
+        if 2 * record.night <= limit
+    ]
+    best = state.best_move
+    result: dict[str, Any] = {
+        "winner": state.winner,
+        "days": days,
+        "nights": nights,
+        "fouls": {str(seat): n for seat, n in enumerate(state.fouls, start=1) if n},
+        "removed": list(state.removed),
+        "best_move": None
+        if best is None
+        else {"by": best[0], "named": list(best[1]), "correct": best[2]},
+        "roles": {str(seat): role for seat, role in enumerate(state.roles or (), start=1)},
+        "unused": unused or [],
+    }
+    if runner is not None:
+        result.update(
+            announcements=runner.announcements,
+            dialogs=runner.dialogs,
+            rejected=runner.rejected,
+            refused=runner.refused,
+        )
+    return result

@@ -1,0 +1,297 @@
+"""The engine's state: plain values, never mutated after `apply` returns them.
+
+`apply` works on a shallow copy of the state (and of the vote inside it) and only ever
+assigns new immutable values (tuples, frozensets, frozen records) to its attributes, so a
+state a caller holds never changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from .errors import InvalidAction
+from .settings import Rules
+
+ROLES = ("civilian", "sheriff", "mafia", "don")
+BLACK = frozenset({"mafia", "don"})
+
+# Seats per role for each table size: (don, mafia, sheriff); the rest are civilians.
+# 10 is the sport-mafia table (mafiaratings rules 1.1: seven red cards, three black).
+# Smaller and larger tables keep roughly three red players per black one.
+DISTRIBUTION: dict[int, tuple[int, int, int]] = {
+    7: (1, 1, 1),
+    8: (1, 1, 1),
+    9: (1, 2, 1),
+    10: (1, 2, 1),
+    11: (1, 2, 1),
+    12: (1, 3, 1),
+}
+MIN_SEATS, MAX_SEATS = min(DISTRIBUTION), max(DISTRIBUTION)
+
+
+class Phase(Enum):
+    LOBBY = "lobby"
+    BLACK_MEETING = "black_meeting"  # night zero
+    DON_MEETING = "don_meeting"
+    SHERIFF_MEETING = "sheriff_meeting"
+    FREE_SEATING = "free_seating"
+    MORNING_LAST_WORD = "morning_last_word"  # the night's victim speaks
+    SPEECH = "speech"  # regular day speeches
+    BEFORE_VOTE = "before_vote"  # the discussion is over, the vote has not started
+    VOTE_INTRO = "vote_intro"  # vote.start and the candidates read out
+    VOTING = "voting"  # a round (vote, revote or lift) is open
+    DEFENSE = "defense"  # a tied candidate speaks again
+    REVOTE_PAUSE = "revote_pause"
+    DIALOG = "dialog"  # the live host is asked (manual mode)
+    AWAIT_REVOTE = "await_revote"  # manual: speeches done, the host starts the revote
+    LAST_WORD = "last_word"  # after the vote
+    SHOT = "shot"
+    DON_CHECK = "don_check"
+    SHERIFF_CHECK = "sheriff_check"
+    FINAL_MINUTE = "final_minute"
+    OVER = "over"
+
+
+NIGHT_PHASES = frozenset(
+    {
+        Phase.BLACK_MEETING,
+        Phase.DON_MEETING,
+        Phase.SHERIFF_MEETING,
+        Phase.FREE_SEATING,
+        Phase.SHOT,
+        Phase.DON_CHECK,
+        Phase.SHERIFF_CHECK,
+    }
+)
+SPEECH_PHASES = frozenset({Phase.MORNING_LAST_WORD, Phase.SPEECH, Phase.DEFENSE, Phase.LAST_WORD})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timer:
+    id: int
+    seconds: float
+    purpose: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dialog:
+    kind: str  # tie | repeat_tie
+    candidates: tuple[int, ...]
+    options: tuple[str, ...]
+    default: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Round:
+    """One round of the day vote: kind vote | revote | lift."""
+
+    number: int
+    kind: str
+    candidates: tuple[int, ...]
+    voters: frozenset[int]
+    ballots: tuple[tuple[int, int | None], ...] = ()  # accepted, in order received
+    lift_ballots: tuple[tuple[int, bool], ...] = ()
+    window: int = 0  # sequential voting: index of the candidate being called
+
+    def voted(self, seat: int) -> bool:
+        return any(v == seat for v, _ in self.ballots) or any(
+            v == seat for v, _ in self.lift_ballots
+        )
+
+    def tally(self) -> dict[int, int]:
+        counts = dict.fromkeys(self.candidates, 0)
+        for _, candidate in self.ballots:
+            if candidate is not None:
+                counts[candidate] += 1
+        return counts
+
+    def lift_tally(self) -> tuple[int, int]:
+        yes = sum(1 for _, leave in self.lift_ballots if leave)
+        return yes, len(self.lift_ballots) - yes
+
+    def leaders(self) -> tuple[int, ...]:
+        """The candidates with the most votes (all of them at zero votes)."""
+        counts = self.tally()
+        top = max(counts.values(), default=0)
+        return tuple(c for c in self.candidates if counts[c] == top)
+
+    def record(self) -> dict[str, object]:
+        """The conformance shape of a finished round."""
+        if self.kind == "lift":
+            yes, no = self.lift_tally()
+            tally: dict[str, int] = {"for": yes, "against": no}
+        else:
+            tally = {str(c): n for c, n in self.tally().items()}
+        return {
+            "kind": self.kind,
+            "candidates": list(self.candidates),
+            "voters": sorted(self.voters),
+            "tally": tally,
+        }
+
+
+@dataclass(slots=True, kw_only=True)
+class VoteState:
+    """The day vote procedure (seed 000 «Голосование», «Автокатастрофа»; seed 004)."""
+
+    nominations: tuple[int, ...]
+    round: Round | None = None
+    rounds: tuple[dict[str, object], ...] = ()
+    speeches: tuple[dict[str, object], ...] = ()
+    announced: tuple[str, ...] = ()
+    queue: tuple[int, ...] = ()  # defense speakers or last words still to come
+    tied: tuple[int, ...] = ()  # the candidates of the tie being resolved
+    ties: int = 0  # how many ties so far in this procedure
+    again: str = "nobody"  # what a repeated tie does if the live host hands back control
+    eliminated: tuple[int, ...] = ()
+    outcome: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DayRecord:
+    day: int
+    opener: int | None = None
+    speakers: tuple[int, ...] = ()
+    nominations: tuple[tuple[int, int], ...] = ()
+    vote: dict[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NightRecord:
+    night: int
+    shots: tuple[tuple[int, int], ...] = ()
+    killed: int | None = None
+    don_check: tuple[int, bool] | None = None
+    sheriff_check: tuple[int, bool] | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class GameState:
+    """Everything the engine knows about one table. Treat as immutable."""
+
+    rules: Rules
+    players: int
+    roles: tuple[str, ...] | None  # by seat - 1; None in a single-vote scenario
+    alive: frozenset[int]
+    manual: bool = False
+    phase: Phase = Phase.LOBBY
+    day: int = 0
+    night: int = 0
+    timer: Timer | None = None
+    next_timer: int = 1
+    speakers: frozenset[int] = frozenset()
+    speaker: int | None = None  # whose speech (any kind) is running
+    speech_queue: tuple[int, ...] = ()  # regular speakers still to come today
+    dialog: Dialog | None = None
+    vote: VoteState | None = None
+    fouls: tuple[int, ...] = ()
+    skip_speech: frozenset[int] = frozenset()
+    removed: tuple[int, ...] = ()
+    days: tuple[DayRecord, ...] = ()
+    nights: tuple[NightRecord, ...] = ()
+    victim: int | None = None  # last night's kill, speaking in the morning
+    first_killed: int | None = None
+    best_move: tuple[int, tuple[int, ...], int] | None = None
+    period: int = 0  # 0 night zero, 2n-1 day n, 2n night n (the draw rule counts these)
+    last_leave_period: int = 0
+    winner: str | None = None
+    over: bool = False
+    checks: tuple[tuple[int, str, int, bool], ...] = ()  # (checker seat, kind, target, result)
+    single_vote: bool = False
+    version: int = 0
+
+    # ---- questions about the state -------------------------------------------------
+    def role(self, seat: int) -> str | None:
+        return None if self.roles is None else self.roles[seat - 1]
+
+    def is_black(self, seat: int) -> bool:
+        return self.role(seat) in BLACK
+
+    def seat_of(self, role: str) -> int | None:
+        if self.roles is None:
+            return None
+        for seat, name in enumerate(self.roles, start=1):
+            if name == role:
+                return seat
+        return None
+
+    @property
+    def candidates(self) -> tuple[int, ...]:
+        if self.vote is not None and self.vote.round is not None:
+            return self.vote.round.candidates
+        return ()
+
+    @property
+    def voters(self) -> frozenset[int]:
+        """Who may still cast a ballot in the open round."""
+        if self.phase is not Phase.VOTING or self.vote is None or self.vote.round is None:
+            return frozenset()
+        r = self.vote.round
+        return frozenset(v for v in r.voters if v in self.alive and not r.voted(v))
+
+    @property
+    def tally(self) -> dict[int, int]:
+        if self.vote is None or self.vote.round is None:
+            return {}
+        return self.vote.round.tally()
+
+    @property
+    def tied_top(self) -> tuple[int, ...]:
+        """Candidates tied at the top of the live tally (seed 004: outlined in yellow while
+        the vote is open); empty unless two or more lead with at least one vote."""
+        if self.vote is None or self.vote.round is None or self.vote.round.kind == "lift":
+            return ()
+        counts = self.vote.round.tally()
+        top = max(counts.values(), default=0)
+        leaders = tuple(c for c in self.vote.round.candidates if counts[c] == top)
+        return leaders if top > 0 and len(leaders) > 1 else ()
+
+
+def check_seat(state: GameState, seat: object, what: str = "seat") -> int:
+    """A seat number of this table, or InvalidAction naming the input."""
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= state.players:
+        raise InvalidAction("bad_seat", f"{what} {seat!r} is not a seat of this table")
+    return seat
+
+
+def deal_roles(players: int, seed: int) -> tuple[str, ...]:
+    """Roles for a table, shuffled by a seed given as data (splitmix64, no `random`)."""
+    don, mafia, sheriff = DISTRIBUTION[players]
+    deck = ["don"] * don + ["mafia"] * mafia + ["sheriff"] * sheriff
+    deck += ["civilian"] * (players - len(deck))
+    x = seed & 0xFFFFFFFFFFFFFFFF
+
+    def draw() -> int:
+        nonlocal x
+        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = x
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        return z ^ (z >> 31)
+
+    for i in range(len(deck) - 1, 0, -1):
+        j = draw() % (i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def check_roles(players: int, roles: dict[int, str]) -> tuple[str, ...]:
+    """Roles assigned by the host; they must fit the table's distribution."""
+    if players not in DISTRIBUTION:
+        raise InvalidAction(
+            "bad_table", f"a table has {MIN_SEATS} to {MAX_SEATS} players, not {players}"
+        )
+    deck = ["civilian"] * players
+    for seat, role in roles.items():
+        if not 1 <= seat <= players:
+            raise InvalidAction("bad_seat", f"roles: seat {seat} is not a seat of this table")
+        if role not in ROLES:
+            raise InvalidAction("bad_role", f"roles: unknown role {role!r} for seat {seat}")
+        deck[seat - 1] = role
+    don, mafia, sheriff = DISTRIBUTION[players]
+    want = {"don": don, "mafia": mafia, "sheriff": sheriff}
+    have = {name: deck.count(name) for name in want}
+    if have != want:
+        raise InvalidAction("bad_roles", f"roles for {players} players must be {want}, got {have}")
+    return tuple(deck)
