@@ -181,9 +181,9 @@ def _check(name: str, value: Any, annotation: str) -> Any:
         return value
     if annotation == "str | None" and (value is None or isinstance(value, str)):
         return value
-    if annotation == "tuple[int, ...]" and isinstance(value, list | tuple):
-        if all(is_int(x) for x in value):
-            return tuple(value)
+    is_seq = isinstance(value, list | tuple)
+    if annotation == "tuple[int, ...]" and is_seq and all(is_int(x) for x in value):
+        return tuple(value)
     raise InvalidAction("bad_field", f"field {name!r} must be {annotation}, got {value!r}")
 
 

@@ -190,6 +190,16 @@ def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
+def _today(s: GameState, **changes: Any) -> None:
+    """Update the record of the current day."""
+    s.days = (*s.days[:-1], replace(s.days[-1], **changes))
+
+
+def _tonight(s: GameState, **changes: Any) -> None:
+    """Update the record of the current night."""
+    s.nights = (*s.nights[:-1], replace(s.nights[-1], **changes))
+
+
 def _vote(st: _Step) -> VoteState:
     vote = st.s.vote
     assert vote is not None, "no vote procedure is running"
@@ -313,7 +323,7 @@ def _begin_speeches(st: _Step) -> None:
         for seat in ((start - 1 + i) % s.players + 1 for i in range(s.players))
         if seat in s.alive
     )
-    s.days = s.days[:-1] + (replace(s.days[-1], opener=order[0] if order else None),)
+    _today(s, opener=order[0] if order else None)
     s.speech_queue = order
     _next_speaker(st)
 
@@ -337,8 +347,7 @@ def _next_speaker(st: _Step) -> None:
                 st.say("speech.skipped", seat=seat)
                 continue
             seconds = rules.third_foul_short_seconds
-        day = s.days[-1]
-        s.days = s.days[:-1] + (replace(day, speakers=(*day.speakers, seat)),)
+        _today(s, speakers=(*s.days[-1].speakers, seat))
         st.speech(Phase.SPEECH, seat, seconds, "speech", "speech")
         return
     nominations = tuple(target for _, target in s.days[-1].nominations)
@@ -372,7 +381,7 @@ def _on_nominate(st: _Step, event: ev.Nominate) -> None:
         raise IllegalAction("not_in_game", f"seat {target} is not in the game")
     if any(t == target for _, t in day.nominations):
         raise IllegalAction("already_nominated", f"seat {target} is already nominated")
-    s.days = s.days[:-1] + (replace(day, nominations=(*day.nominations, (by, target))),)
+    _today(s, nominations=(*day.nominations, (by, target)))
     st.say("nomination", seat=by, target=target)
 
 
@@ -454,10 +463,10 @@ def _call_window(st: _Step, index: int) -> None:
 
 def _after_window(st: _Step) -> None:
     r = _round(st)
-    if r.kind != "lift" and st.rules.voting_mode == "sequential":
-        if r.window + 1 < len(r.candidates):
-            _call_window(st, r.window + 1)
-            return
+    sequential = r.kind != "lift" and st.rules.voting_mode == "sequential"
+    if sequential and r.window + 1 < len(r.candidates):
+        _call_window(st, r.window + 1)
+        return
     _close_round(st)
 
 
@@ -621,12 +630,10 @@ def _start_revote(st: _Step) -> None:
 def _resolve_lift(st: _Step, r: Round) -> None:
     s = st.s
     yes, no = r.lift_tally()
-    if st.rules.lift_passes == "more_for_than_against":
-        # Seed 000: «Если большинство голосует «ЗА» ... Если голоса делятся поровну, либо
-        # никто не проголосовал, игроки остаются в игре».
-        passes = yes > no
-    else:
-        passes = yes * 2 > len(s.alive)
+    # Seed 000: «Если большинство голосует «ЗА» ... Если голоса делятся поровну, либо никто
+    # не проголосовал, игроки остаются в игре»; fiim: more than half of the players in the game.
+    by_ballots = st.rules.lift_passes == "more_for_than_against"
+    passes = yes > no if by_ballots else yes * 2 > len(s.alive)
     if passes:
         _eliminate(st, r.candidates)
         return
@@ -679,7 +686,7 @@ def _finish_vote(st: _Step, outcome: str) -> None:
     }
     st.effects.append(VoteFinished(result=result))
     if s.days:
-        s.days = s.days[:-1] + (replace(s.days[-1], vote=result),)
+        _today(s, vote=result)
     if not going_on:
         return
     if s.single_vote:
@@ -797,7 +804,7 @@ def _on_shoot(st: _Step, event: ev.Shoot) -> None:
     night = s.nights[-1]
     if any(shooter == by for shooter, _ in night.shots):
         raise IllegalAction("duplicate", f"seat {by} has already shot tonight")
-    s.nights = s.nights[:-1] + (replace(night, shots=(*night.shots, (by, target))),)
+    _tonight(s, shots=(*night.shots, (by, target)))
 
 
 def _after_shot(st: _Step) -> None:
@@ -814,7 +821,7 @@ def _after_shot(st: _Step) -> None:
         if target in s.alive:
             killed = target
     if killed is not None:
-        s.nights = s.nights[:-1] + (replace(night, killed=killed),)
+        _tonight(s, killed=killed)
         s.victim = killed
         if s.first_killed is None:
             s.first_killed = killed
@@ -846,7 +853,7 @@ def _on_don_check(st: _Step, event: ev.DonCheck) -> None:
     s = st.s
     don, target = _check(st, "don", Phase.DON_CHECK, event.target)
     found = s.role(target) == "sheriff"
-    s.nights = s.nights[:-1] + (replace(s.nights[-1], don_check=(target, found)),)
+    _tonight(s, don_check=(target, found))
     s.checks += ((don, "don_check", target, found),)
     st.effects.append(PrivateResult(seat=don, kind="don_check", target=target, result=found))
 
@@ -855,7 +862,7 @@ def _on_sheriff_check(st: _Step, event: ev.SheriffCheck) -> None:
     s = st.s
     sheriff, target = _check(st, "sheriff", Phase.SHERIFF_CHECK, event.target)
     black = s.is_black(target)
-    s.nights = s.nights[:-1] + (replace(s.nights[-1], sheriff_check=(target, black)),)
+    _tonight(s, sheriff_check=(target, black))
     s.checks += ((sheriff, "sheriff_check", target, black),)
     st.effects.append(
         PrivateResult(seat=sheriff, kind="sheriff_check", target=target, result=black)

@@ -98,9 +98,10 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
             if allowed is None or value in allowed:
                 return value
             raise InvalidAction("bad_setting", f"setting {name!r} must be one of {allowed}")
-    elif isinstance(default, tuple):
-        if isinstance(value, list | tuple) and all(isinstance(x, str) for x in value):
-            return tuple(value)
+    elif isinstance(default, tuple) and isinstance(value, list | tuple):
+        strings = [x for x in value if isinstance(x, str)]
+        if len(strings) == len(value):
+            return tuple(strings)
     raise InvalidAction(
         "bad_setting", f"setting {name!r} has the wrong type: {value!r} ({type(default).__name__})"
     )
