@@ -345,6 +345,10 @@ class Table:
                 await self._release()
             # Dialogs, players out, private results and vote results reach the clients
             # through their views.
+        if self.state.timer is None and self.countdown.active:
+            # The engine's state is the truth: no timer there, none here (a dialog waiting
+            # for the live host may come without a StopTimer effect).
+            self.countdown.stop()
 
     async def _say(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
         await self._safely(self.voice.announce(key, dict(params), urgent=urgent))
