@@ -1,0 +1,269 @@
+"""Against the real LiveKit server (skipped when the binary is missing): the bot's voice
+is published and heard, only the speaker's microphone stays published, a rejoined player
+gets his permission back, the server's webhooks arrive and verify."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+
+import numpy as np
+import pytest
+import uvicorn
+from livekit import api, rtc
+from livekit.rtc.participant import PublishTrackError
+from starlette.applications import Starlette
+
+from plugin.rooms.livekit.backend import LiveKitRoom, Retry
+from plugin.rooms.livekit.bot import LiveKitBot
+from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
+from plugin.rooms.livekit.webhook import webhook_route
+from tests.livekit.harness import API_KEY, API_SECRET
+from tests.livekit.tones import tone_frames
+
+pytestmark = [pytest.mark.livekit]
+
+ROOMS = itertools.count(1)
+MIC = rtc.TrackSource.SOURCE_MICROPHONE
+
+
+@pytest.fixture
+def creds(livekit_server):
+    return Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+
+
+@pytest.fixture
+def room_name():
+    return f"real-{next(ROOMS)}"
+
+
+async def eventually(check, what: str, tries: int = 300) -> None:
+    for _ in range(tries):
+        if await check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never happened: {what}")
+
+
+class Player:
+    """A Python rtc participant in a seat, publishing a microphone like a browser would,
+    and republishing it when the server gives the permission back."""
+
+    def __init__(self, creds: Credentials, room: str, seat: int) -> None:
+        self.creds, self.room_name, self.seat = creds, room, seat
+        self.room = rtc.Room()
+        self.source = rtc.AudioSource(48000, 1)
+        self.room.on("participant_permissions_changed", self._permissions_changed)
+        self._feeding: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def join(self) -> None:
+        await self.room.connect(self.creds.url, player_token(self.creds, self.room_name, self.seat))
+        try:
+            await self.publish()
+        except PublishTrackError:
+            # a rejoin races the room taking the microphone away again: that is the point
+            assert not self.may_publish()
+        self._feeding = asyncio.create_task(self._feed())
+
+    async def publish(self) -> None:
+        track = rtc.LocalAudioTrack.create_audio_track("mic", self.source)
+        await self.room.local_participant.publish_track(track, rtc.TrackPublishOptions(source=MIC))
+
+    def may_publish(self) -> bool:
+        return self.room.local_participant.permissions.can_publish
+
+    def _permissions_changed(self, participant, new) -> None:
+        # The Python SDK keeps its local publication when the server unpublishes it, so
+        # this player drops it himself and publishes anew when the permission returns
+        # (what the widget does in the browser: setMicrophoneEnabled(true)).
+        if participant.identity != self.room.local_participant.identity:
+            return
+        task = asyncio.create_task(self.publish() if new.can_publish else self._drop())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _drop(self) -> None:
+        for sid in list(self.room.local_participant.track_publications):
+            with contextlib.suppress(Exception):
+                await self.room.local_participant.unpublish_track(sid)
+
+    async def _feed(self) -> None:
+        async for frame in tone_frames(330.0):
+            await self.source.capture_frame(rtc.AudioFrame(frame, 48000, 1, 960))
+
+    async def leave(self) -> None:
+        if self._feeding is not None:
+            self._feeding.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._feeding
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.room.disconnect()
+
+
+async def mic_publishers(lkapi: api.LiveKitAPI, room: str) -> set[str]:
+    listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=room))
+    return {
+        p.identity
+        for p in listed.participants
+        if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
+    }
+
+
+async def test_the_bots_voice_is_published_and_heard(creds, room_name):
+    bot = LiveKitBot(creds.url, bot_token(creds, room_name))
+    await bot.start()
+    listener = rtc.Room()
+    heard: list[int] = []
+    done = asyncio.Event()
+
+    async def listen(track: rtc.Track) -> None:
+        stream = rtc.AudioStream(track, sample_rate=48000, num_channels=1)
+        async for event in stream:
+            heard.append(int(np.abs(np.frombuffer(event.frame.data, np.int16)).max()))
+            if sum(level > 1000 for level in heard) >= 25:
+                done.set()
+                break
+        await stream.aclose()
+
+    tasks: list[asyncio.Task[None]] = []
+    listener.on(
+        "track_subscribed", lambda track, *_: tasks.append(asyncio.create_task(listen(track)))
+    )
+    await listener.connect(creds.url, player_token(creds, room_name, 1))
+    playing = asyncio.create_task(bot.play(tone_frames(440.0)))
+    try:
+        await asyncio.wait_for(done.wait(), 20)
+        async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
+            assert "autohost-bot" in await mic_publishers(lkapi, room_name)
+        assert bot.frames_sent >= 10
+    finally:
+        playing.cancel()
+        await asyncio.gather(playing, *tasks, return_exceptions=True)
+        await listener.disconnect()
+        await bot.stop()
+
+
+async def test_only_the_speakers_microphone_stays_published(creds, room_name):
+    players = [Player(creds, room_name, seat) for seat in (1, 2, 3)]
+    for player in players:
+        await player.join()
+    room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, room_name, retry=Retry())
+    await room.start()
+    try:
+        async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
+
+            async def only(*identities: str):
+                async def check() -> bool:
+                    return await mic_publishers(lkapi, room_name) == set(identities)
+
+                return check
+
+            await eventually(await only("seat-1", "seat-2", "seat-3"), "all three publish")
+            await room.set_speakers(frozenset({2}))
+            await eventually(await only("seat-2"), "only seat 2 publishes (server view)")
+
+            async def players_see_it() -> bool:
+                return [p.may_publish() for p in players] == [False, True, False]
+
+            await eventually(players_see_it, "the players' own view: only seat 2 may publish")
+            await room.set_speakers(frozenset({3}))
+            await eventually(await only("seat-3"), "only seat 3 publishes after the turn change")
+
+            async def players_see_the_change() -> bool:
+                return [p.may_publish() for p in players] == [False, False, True]
+
+            await eventually(players_see_the_change, "the players see the change")
+            await room.release_all()
+            await eventually(await only("seat-1", "seat-2", "seat-3"), "all mics given back")
+    finally:
+        await room.stop()
+        for player in players:
+            await player.leave()
+
+
+@pytest.mark.slow
+async def test_a_player_who_rejoins_gets_seat_and_permission_back(creds, room_name):
+    players = [Player(creds, room_name, seat) for seat in (1, 2)]
+    for player in players:
+        await player.join()
+    room = LiveKitRoom.connect(
+        creds.url, API_KEY, API_SECRET, room_name, reconcile_every=0.2, grace=5.0
+    )
+    presence: list[tuple[int, bool]] = []
+
+    async def record(seat: int, joined: bool) -> None:
+        presence.append((seat, joined))
+
+    room.on_presence(record)
+    bot = LiveKitBot(creds.url, bot_token(creds, room_name), events=room)
+    await room.start()
+    await bot.start()
+    try:
+        await room.set_speakers(frozenset({1}))
+        async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
+
+            async def seat1_alone() -> bool:
+                return await mic_publishers(lkapi, room_name) == {"seat-1", "autohost-bot"}
+
+            await eventually(seat1_alone, "seat 1 speaks alone")
+            await players[0].leave()
+            players[0] = Player(creds, room_name, 1)
+            await players[0].join()  # its token grants the mic; the room must keep seat 1's turn
+            await players[1].leave()
+            players[1] = Player(creds, room_name, 2)
+            await players[1].join()  # token grants the mic again; the room must take it away
+
+            async def seat2_silenced_again() -> bool:
+                listed = await lkapi.room.list_participants(
+                    api.ListParticipantsRequest(room=room_name)
+                )
+                grants = {p.identity: p.permission.can_publish for p in listed.participants}
+                return grants.get("seat-2") is False and await seat1_alone()
+
+            await eventually(seat2_silenced_again, "the rejoined players' permissions are back")
+        assert sorted(presence) == [(1, True), (2, True)]  # rejoins within grace: no leave
+    finally:
+        await bot.stop()
+        await room.stop()
+        for player in players:
+            await player.leave()
+
+
+async def test_the_servers_webhooks_arrive_and_verify(livekit_server, creds, room_name):
+    room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, room_name, grace=0.1)
+    presence: list[tuple[int, bool]] = []
+
+    async def record(seat: int, joined: bool) -> None:
+        presence.append((seat, joined))
+
+    room.on_presence(record)
+    route = webhook_route(API_KEY, API_SECRET, lambda name: room if name == room_name else None)
+    config = uvicorn.Config(
+        Starlette(routes=[route]),
+        host="127.0.0.1",
+        port=livekit_server.webhook_port,
+        log_level="warning",
+        lifespan="off",
+    )
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    player = Player(creds, room_name, 4)
+    try:
+        await eventually(_async(lambda: server.started), "the webhook server listens")
+        await player.join()
+        await eventually(_async(lambda: (4, True) in presence), "participant_joined webhook", 500)
+        await player.leave()
+        await eventually(_async(lambda: (4, False) in presence), "participant_left webhook", 500)
+    finally:
+        server.should_exit = True
+        await serving
+        await room.stop()
+
+
+def _async(predicate):
+    async def check() -> bool:
+        return bool(predicate())
+
+    return check
