@@ -2,14 +2,15 @@
 timer and meta (language, names, who is in the call, who is connected).
 
 The engine decides what is secret (plugin.rules.views: a player sees his own role and
-private results only, the host everything). Until that module exists, `_fallback_view`
-shows only public facts and the viewer's own role.
+private results only, the host everything); this module adds only what the table knows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, Literal
+
+from plugin.rules import views
 
 from .table import Snapshot
 
@@ -45,45 +46,8 @@ def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()
 
 
 def _engine_view(state: Any, viewer: Viewer) -> dict[str, Any]:
-    try:
-        from plugin.rules import views
-    except ImportError:
-        return _fallback_view(state, viewer)
     if viewer == "host":
         return views.host_view(state)
     if viewer is None:
         return views.public_view(state)
     return views.seat_view(state, viewer)
-
-
-def _fallback_view(state: Any, viewer: Viewer) -> dict[str, Any]:
-    timer = state.timer
-    view: dict[str, Any] = {
-        "phase": state.phase.value,
-        "players": state.players,
-        "alive": sorted(state.alive),
-        "speakers": sorted(state.speakers),
-        "manual": state.manual,
-        "timer": None if timer is None else {"id": timer.id, "purpose": timer.purpose},
-        "candidates": list(state.candidates),
-        "voters": sorted(state.voters),
-        "tally": {str(seat): n for seat, n in state.tally.items()},
-        "over": state.over,
-        "winner": state.winner,
-    }
-    if viewer == "host":
-        dialog = state.dialog
-        view["dialog"] = (
-            None
-            if dialog is None
-            else {
-                "kind": dialog.kind,
-                "candidates": list(dialog.candidates),
-                "options": list(dialog.options),
-                "default": dialog.default,
-            }
-        )
-        view["roles"] = None if state.roles is None else list(state.roles)
-    elif isinstance(viewer, int):
-        view["role"] = state.role(viewer)
-    return view
