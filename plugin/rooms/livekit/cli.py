@@ -1,0 +1,131 @@
+"""`autohost livekit --room NAME`: host a table in a club's LiveKit room.
+
+    LIVEKIT_URL=wss://... LIVEKIT_API_KEY=... LIVEKIT_API_SECRET=... \\
+    autohost livekit --room NAME [--table ID | --seats 10 --preset online --language uk]
+                     [--db var/autohost.db] [--host 127.0.0.1] [--port 8000] [--base-url URL]
+                     [--grace 10] [--reconcile 5] [--no-voice]
+
+Runs our server (WebSocket protocol, /livekit/token, /livekit/webhook) with the table
+bound to the LiveKit room: the bot joins it and speaks, the engine's speakers decide whose
+microphone the server lets publish. Prints the listening URL, then one JSON line with the
+table's links. SIGINT/SIGTERM stop it; every microphone is given back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from plugin.rooms.livekit.tokens import Credentials
+
+ENV = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="autohost livekit", description=__doc__.splitlines()[0])
+    parser.add_argument("--room", required=True, help="the LiveKit room of the table")
+    parser.add_argument("--table", default=None, help="an existing table id (default: new)")
+    parser.add_argument("--seats", type=int, default=10)
+    parser.add_argument("--preset", default="online")
+    parser.add_argument("--language", default="uk")
+    parser.add_argument("--db", type=Path, default=Path("var/autohost.db"))
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
+    parser.add_argument("--base-url", default=None)
+    parser.add_argument("--admin-key", default=None)
+    parser.add_argument("--grace", type=float, default=10.0, help="reconnect grace, seconds")
+    parser.add_argument("--reconcile", type=float, default=5.0, help="reconcile every N s")
+    parser.add_argument("--no-voice", action="store_true", help="the bot joins but stays silent")
+    return parser.parse_args(argv)
+
+
+def credentials(environ: dict[str, str] | os._Environ[str]) -> Credentials:
+    missing = [name for name in ENV if not environ.get(name)]
+    if missing:
+        raise ValueError(f"set {', '.join(missing)} (the club's LiveKit server and API key)")
+    return Credentials(
+        url=environ["LIVEKIT_URL"],
+        api_key=environ["LIVEKIT_API_KEY"],
+        api_secret=environ["LIVEKIT_API_SECRET"],
+    )
+
+
+async def run(args: argparse.Namespace, creds: Credentials) -> int:
+    import uvicorn
+
+    from plugin.host.registry import new_table_id
+    from plugin.host.settings import TableSettings
+    from plugin.rooms.livekit.hosting import LiveKitTables
+    from plugin.rooms.livekit.tokens import token_route
+    from plugin.rooms.livekit.webhook import webhook_route
+    from plugin.web.app import Server, ServerConfig, create_app
+    from plugin.web.tokens import TokenError, load_admin_key
+
+    table_id = args.table or new_table_id()
+    voice_factory = None
+    if args.no_voice:
+        from plugin.host.silent import SilentVoice
+
+        voice_factory = lambda language: SilentVoice()  # noqa: E731
+    tables = LiveKitTables(creds, table_id, args.room, voice_factory=voice_factory,
+                           reconcile_every=args.reconcile, grace=args.grace)  # fmt: skip
+
+    def livekit_routes(server: Server) -> list:
+        def seat_for_link(link: str):
+            try:
+                grant = server.signer.verify(link)
+            except TokenError:
+                return None
+            return grant.table, grant.seat
+
+        rooms = {table_id: args.room}
+        return [
+            token_route(creds, seat_for_link, rooms.get),
+            webhook_route(creds.api_key, creds.api_secret, tables.events_for),
+        ]
+
+    base_url = args.base_url or f"http://{args.host}:{args.port}"
+    config = ServerConfig(
+        db_path=args.db, admin_key=load_admin_key(args.db, args.admin_key), base_url=base_url,
+        room_factory=tables.room, voice_factory=tables.voice, routes=(livekit_routes,),
+    )  # fmt: skip
+    app = create_app(config)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
+    )
+    serving = asyncio.create_task(server.serve())
+    while not server.started and not serving.done():
+        await asyncio.sleep(0.02)
+    if not server.started:
+        await serving
+        return 1
+    port = server.servers[0].sockets[0].getsockname()[1]
+    print(f"autohost: listening on http://{args.host}:{port} (room {args.room})", flush=True)
+    state: Server = app.state.server
+    assert state.registry is not None
+    table = await state.registry.get(table_id)
+    if table is None:
+        settings = TableSettings.from_record(
+            {"seats": args.seats, "preset": args.preset, "language": args.language}
+        )
+        table = await state.registry.create(settings, table_id)
+    print(json.dumps(state.links(table)), flush=True)
+    await serving
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        creds = credentials(os.environ)
+    except ValueError as error:
+        print(f"autohost livekit: {error}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(run(args, creds))
+    except KeyboardInterrupt:
+        return 0

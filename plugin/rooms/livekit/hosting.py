@@ -1,0 +1,134 @@
+"""A table hosted in a LiveKit room: the room backend with the bot that speaks in it.
+
+`BotRoom` is the table's RoomBackend: LiveKitRoom for the microphones plus LiveKitBot,
+which joins as a visible participant and plays the table's voice (the announcer's 20 ms
+PCM frames). `LiveKitTables` gives the host registry its factories: the table bound to
+the LiveKit room gets a BotRoom and an Announcer sharing one voice; other tables are
+left to the defaults.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from livekit.protocol.models import ParticipantInfo
+
+from plugin.rooms.base import PresenceCallback, RoomBackend, Voice
+from plugin.rooms.livekit.backend import LiveKitRoom
+from plugin.rooms.livekit.bot import LiveKitBot
+from plugin.rooms.livekit.tokens import Credentials, bot_token
+
+log = logging.getLogger(__name__)
+
+FrameSource = Callable[[], AsyncIterator[Any]]
+
+
+class BotRoom:
+    """RoomBackend: microphones through `room`, the voice through `bot`."""
+
+    def __init__(self, room: LiveKitRoom, bot: LiveKitBot, frames: FrameSource | None) -> None:
+        self.room = room
+        self.bot = bot
+        self._frames = frames
+        self._playing: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.room.start()
+        await self.bot.start()
+        if self._frames is not None:
+            self._playing = asyncio.create_task(self._play(self._frames), name="livekit-voice")
+
+    async def _play(self, frames: FrameSource) -> None:
+        try:
+            await self.bot.play(frames())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("livekit: the bot's voice stopped")
+
+    async def set_speakers(self, seats: frozenset[int]) -> None:
+        await self.room.set_speakers(seats)
+
+    async def release_all(self) -> None:
+        await self.room.release_all()
+
+    def on_presence(self, callback: PresenceCallback) -> None:
+        self.room.on_presence(callback)
+
+    async def participant_joined(self, info: ParticipantInfo) -> None:
+        await self.room.participant_joined(info)
+
+    async def participant_left(self, identity: str) -> None:
+        await self.room.participant_left(identity)
+
+    async def stop(self) -> None:
+        if self._playing is not None:
+            self._playing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._playing
+        await self.bot.stop()
+        await self.room.stop()
+
+
+class LiveKitTables:
+    """Registry factories: table `table_id` lives in LiveKit room `room_name`."""
+
+    def __init__(
+        self,
+        creds: Credentials,
+        table_id: str,
+        room_name: str,
+        *,
+        voice_factory: Callable[[str], Voice] | None = None,
+        reconcile_every: float = 5.0,
+        grace: float = 10.0,
+    ) -> None:
+        self.creds = creds
+        self.table_id = table_id
+        self.room_name = room_name
+        self.rooms: dict[str, BotRoom] = {}
+        self._voice_factory = voice_factory or _announcer
+        self._voices: dict[str, Voice] = {}
+        self._reconcile_every = reconcile_every
+        self._grace = grace
+
+    def room(self, table_id: str, settings: Any) -> RoomBackend:
+        from plugin.host.silent import SilentRoom
+
+        if table_id != self.table_id:
+            return SilentRoom()
+        voice = self._voice_factory(settings.language)
+        self._voices[table_id] = voice
+        room = LiveKitRoom.connect(
+            self.creds.url, self.creds.api_key, self.creds.api_secret, self.room_name,
+            reconcile_every=self._reconcile_every, grace=self._grace,
+        )  # fmt: skip
+        bot = LiveKitBot(self.creds.url, bot_token(self.creds, self.room_name), events=room)
+        frames = getattr(voice, "pcm_frames", None)
+        on_cut = getattr(voice, "on_cut", None)
+        if on_cut is not None:
+            on_cut(bot.interrupt)  # an urgent phrase drops what the bot has queued
+        hosted = BotRoom(room, bot, frames)
+        self.rooms[table_id] = hosted
+        return hosted
+
+    def voice(self, table_id: str, settings: Any) -> Voice:
+        from plugin.host.silent import SilentVoice
+
+        return self._voices.pop(table_id, None) or SilentVoice()
+
+    def events_for(self, room_name: str) -> BotRoom | None:
+        """The webhook's lookup: the BotRoom of a LiveKit room name, if it is ours."""
+        if room_name != self.room_name:
+            return None
+        return self.rooms.get(self.table_id)
+
+
+def _announcer(language: str) -> Voice:
+    from voice.announcer import Announcer
+
+    return Announcer(language)

@@ -1,0 +1,66 @@
+"""`autohost livekit`: refuses to start without credentials; with the real server, the bot
+joins the room, /livekit/token mints a seat's token from its link, SIGINT stops it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+
+import httpx
+import pytest
+from livekit import api
+
+from plugin.paths import ROOT
+from plugin.rooms.livekit.cli import main
+from plugin.rooms.livekit.tokens import verify_seat
+from tests.livekit.harness import API_KEY, API_SECRET
+
+
+def test_missing_credentials_are_named(monkeypatch, capsys):
+    for name in ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LIVEKIT_URL", "ws://127.0.0.1:1")
+    assert main(["--room", "r"]) == 2
+    error = capsys.readouterr().err
+    assert "LIVEKIT_API_KEY" in error and "LIVEKIT_API_SECRET" in error
+    assert "LIVEKIT_URL," not in error
+
+
+@pytest.mark.livekit
+async def test_the_bot_joins_and_tokens_are_minted(livekit_server, tmp_path):
+    env = dict(os.environ, LIVEKIT_URL=livekit_server.ws_url, LIVEKIT_API_KEY=API_KEY,
+               LIVEKIT_API_SECRET=API_SECRET, AUTOHOST_ADMIN_KEY="admin-test")  # fmt: skip
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "plugin.cli", "livekit", "--room", "cli-room", "--port", "0",
+        "--db", str(tmp_path / "autohost.db"), "--no-voice", "--seats", "10",
+        cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        listening = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        assert "listening on" in listening, listening
+        url = listening.split("listening on ")[1].split()[0]
+        links = json.loads(await asyncio.wait_for(process.stdout.readline(), 30))
+        async with api.LiveKitAPI(livekit_server.ws_url, API_KEY, API_SECRET,
+                                  failover=False) as lkapi:  # fmt: skip
+            listed = await lkapi.room.list_participants(
+                api.ListParticipantsRequest(room="cli-room")
+            )
+            assert "autohost-bot" in {p.identity for p in listed.participants}
+        async with httpx.AsyncClient() as client:
+            seat3 = links["seats"][2]["token"]
+            answer = await client.post(f"{url}/livekit/token", json={"link": seat3})
+            assert answer.status_code == 200, answer.text
+            minted = answer.json()
+            assert minted["room"] == "cli-room" and minted["url"] == livekit_server.ws_url
+            verifier = api.TokenVerifier(API_KEY, API_SECRET)
+            assert verify_seat(verifier, minted["token"], room="cli-room") == 3
+            forged = await client.post(f"{url}/livekit/token", json={"link": seat3 + "x"})
+            assert forged.status_code == 401
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = await asyncio.wait_for(process.wait(), 30)
+    assert code == 0, (await process.stderr.read()).decode()[-2000:]  # type: ignore[union-attr]
