@@ -374,6 +374,7 @@ def _variants(kind: str, seats: list[int]) -> list[Any]:
         return list(range(0, 5))
     out: list[Any] = []
     for seat in seats:
-        other = [s for s in seats if s != seat][:2] or [seat]
-        out += [[seat], [seat, other[0]], [other[0], seat], [other[0], seat, other[-1]]]
+        a, b, c = ([s for s in seats if s != seat] * 3 or [seat] * 3)[:3]
+        # alone; first (with and without the comma); last; middle (with and without)
+        out += [[seat], [seat, a], [seat, a, b], [a, seat], [a, seat, b], [a, seat, b, c]]
     return out

@@ -1,0 +1,276 @@
+"""A table's voice: announcements in, 20 ms frames of 48 kHz mono PCM out, in real time.
+
+Theory of operation. One clock task per table ticks every 20 ms (deadlines computed from
+its start, so it does not drift) and makes exactly one frame per tick: the next 960
+samples of the phrase being spoken, or silence. It pushes that frame to every listener
+(`pcm_frames()`, `track()`) and, when anyone listens to Opus, encodes it once and pushes
+the same packet to every `opus_track()`. Listeners never block the clock (voice.listeners).
+
+`announce()` renders the phrase from cached chunks at once when it can (after
+`prerender`), so the phrase starts on the next tick: at most one frame after the call.
+An uncached phrase is synthesised on the espeak worker meanwhile; the queue keeps its
+place, so phrases are always spoken in the order they were announced. An urgent phrase
+goes ahead of the queued ones and cuts the current phrase short at the next tick; the
+queued ones follow it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import av
+import numpy as np
+
+from .audio import FRAME_SAMPLES, FRAME_SECONDS, SILENT_FRAME, assemble
+from .listeners import Closed, Listener
+from .phrases import Catalogue
+from .synth import Synthesizer, default_synthesizer
+from .tracks import OpusTrack, PcmTrack, SharedOpusEncoder
+
+log = logging.getLogger(__name__)
+
+RESYNC_FRAMES = 10  # behind by more than this (a stalled loop): skip ahead, do not burst
+
+
+@dataclass(eq=False, slots=True)
+class _Phrase:
+    key: str
+    urgent: bool
+    pcm: np.ndarray | None = None  # None while it is being synthesised
+    failed: bool = False
+    position: int = 0
+    first_frame: int = field(default=-1)  # the clock index its first frame went out on
+
+
+class Announcer:
+    """The Voice of one table (plugin.rooms.base.Voice), in one language.
+
+    `enabled=False` keeps the tracks (silent) but says nothing. `synthesizer` defaults to
+    the process-wide one; tests pass their own with a temporary cache.
+    """
+
+    def __init__(
+        self,
+        lang: str = "ru",
+        *,
+        enabled: bool = True,
+        synthesizer: Synthesizer | None = None,
+        catalogue: Catalogue | None = None,
+    ) -> None:
+        self.lang = lang
+        self.enabled = enabled
+        self.catalogue = catalogue or Catalogue.load(lang)
+        self._synth = synthesizer
+        self._queue: deque[_Phrase] = deque()
+        self._current: _Phrase | None = None
+        self._cut = False
+        self._pcm_listeners: set[Listener[np.ndarray]] = set()
+        self._opus_listeners: set[Listener[av.Packet]] = set()
+        self._opus: SharedOpusEncoder | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._clock: asyncio.Task[None] | None = None
+        self._stopped = False
+        self._on_cut: list[Callable[[], None]] = []
+        self.frames_out = 0  # ticks so far (the next frame's index)
+        # (key, first frame index) of recent phrases: what was said when, for tests and logs
+        self.spoken: deque[tuple[str, int]] = deque(maxlen=256)
+
+    @property
+    def synthesizer(self) -> Synthesizer:
+        if self._synth is None:
+            self._synth = default_synthesizer()
+        return self._synth
+
+    # -- the Voice protocol ------------------------------------------------------------
+
+    async def announce(
+        self, key: str, params: Mapping[str, Any] | None = None, *, urgent: bool = False
+    ) -> None:
+        """Queue the phrase (urgent: ahead of the queue, cutting the current one short).
+
+        Returns at once. A bad key or param raises voice.phrases.PhraseError and queues
+        nothing; with the voice off it only checks them.
+        """
+        chunks = self.catalogue.chunks(key, params or {})
+        if not self.enabled or self._stopped:
+            return
+        self._ensure_clock()
+        phrase = _Phrase(key=key, urgent=urgent)
+        voice = self.catalogue.voice
+        cached = [self.synthesizer.cached(text, voice) for text in chunks]
+        if all(pcm is not None for pcm in cached):
+            phrase.pcm = assemble(chunks, cached)  # type: ignore[arg-type]
+        else:
+            self._spawn(self._render(phrase, chunks))
+        if urgent:
+            # behind the urgent phrases not yet started, ahead of everything else
+            at = next((i for i, p in enumerate(self._queue) if not p.urgent), len(self._queue))
+            self._queue.insert(at, phrase)
+            self._cut = self._current is not None
+        else:
+            self._queue.append(phrase)
+
+    async def stop(self) -> None:
+        """Stop the clock, end every listener and track, cancel pending syntheses."""
+        self._stopped = True
+        tasks = [*self._tasks, *([self._clock] if self._clock else [])]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        self._clock = None
+        for listener in [*self._pcm_listeners, *self._opus_listeners]:
+            listener.close()
+        self._queue.clear()
+        self._current = None
+
+    # -- more control ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the frame clock (also started by the first announce or listener)."""
+        self._ensure_clock()
+
+    async def prerender(self, seats: Iterable[int]) -> int:
+        """Synthesise every chunk this table can announce, off the event loop."""
+        if not self.enabled:
+            return 0
+        return await self.synthesizer.prerender_async(self.catalogue, seats)
+
+    def on_cut(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` when an urgent phrase cuts the current one short (e.g. so a
+        consumer with its own buffer, like LiveKit's AudioSource, can drop it)."""
+        self._on_cut.append(callback)
+
+    @property
+    def queued(self) -> int:
+        """Phrases waiting to be said (not counting the one being said)."""
+        return len(self._queue)
+
+    @property
+    def pending(self) -> int:
+        """Queued phrases still being synthesised (0 after prerender)."""
+        return sum(1 for p in self._queue if p.pcm is None and not p.failed)
+
+    @property
+    def idle(self) -> bool:
+        """Nothing being said and nothing queued."""
+        return self._current is None and not self._queue
+
+    # -- outputs -----------------------------------------------------------------------
+
+    async def pcm_frames(self) -> AsyncIterator[np.ndarray]:
+        """20 ms frames (960 read-only int16 samples, 48 kHz mono) until the announcer stops."""
+        listener: Listener[np.ndarray] = self._listen(self._pcm_listeners)
+        try:
+            while True:
+                try:
+                    _, frame = await listener.get()
+                except Closed:
+                    return
+                yield frame
+        finally:
+            self._pcm_listeners.discard(listener)
+
+    def track(self) -> PcmTrack:
+        """A new aiortc audio track of av.AudioFrame (s16 mono 48 kHz, 20 ms each)."""
+        listener: Listener[np.ndarray] = self._listen(self._pcm_listeners)
+        return PcmTrack(listener, lambda: self._pcm_listeners.discard(listener))
+
+    def opus_track(self) -> OpusTrack:
+        """A new aiortc audio track of Opus av.Packet, shared with every other listener."""
+        if self._opus is None:
+            self._opus = SharedOpusEncoder()
+        listener: Listener[av.Packet] = self._listen(self._opus_listeners)
+        return OpusTrack(listener, lambda: self._opus_listeners.discard(listener))
+
+    @property
+    def opus_frames_encoded(self) -> int:
+        return self._opus.frames_encoded if self._opus else 0
+
+    # -- the clock ---------------------------------------------------------------------
+
+    def _listen(self, group: set[Any]) -> Listener[Any]:
+        listener: Listener[Any] = Listener()
+        if self._stopped:
+            listener.close()
+        else:
+            group.add(listener)
+            self._ensure_clock()
+        return listener
+
+    def _ensure_clock(self) -> None:
+        if self._clock is None and not self._stopped:
+            self._clock = asyncio.get_running_loop().create_task(self._run(), name="announcer")
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        while True:
+            self._tick()
+            delay = start + self.frames_out * FRAME_SECONDS - loop.time()
+            if delay < -RESYNC_FRAMES * FRAME_SECONDS:
+                log.warning("announcer clock fell %.0f ms behind; resyncing", -delay * 1000)
+                start, delay = loop.time() - self.frames_out * FRAME_SECONDS, 0.0
+            await asyncio.sleep(max(delay, 0.0))
+
+    def _tick(self) -> None:
+        index = self.frames_out
+        frame = self._next_frame(index)
+        self.frames_out += 1
+        for listener in self._pcm_listeners:
+            listener.push(index, frame)
+        if self._opus_listeners and self._opus is not None:
+            for packet in self._opus.encode(index, frame):
+                for opus_listener in self._opus_listeners:
+                    opus_listener.push(index, packet)
+
+    def _next_frame(self, index: int) -> np.ndarray:
+        if self._cut:
+            self._cut = False
+            self._current = None
+            for callback in self._on_cut:
+                callback()
+        while self._current is None and self._queue:
+            head = self._queue[0]
+            if head.failed:
+                self._queue.popleft()
+            elif head.pcm is None:
+                return SILENT_FRAME  # wait for it: later phrases must not overtake it
+            else:
+                self._current = self._queue.popleft()
+        phrase = self._current
+        if phrase is None or phrase.pcm is None:
+            return SILENT_FRAME
+        if phrase.position == 0:
+            phrase.first_frame = index
+            self.spoken.append((phrase.key, index))
+        samples = phrase.pcm[phrase.position : phrase.position + FRAME_SAMPLES]
+        phrase.position += FRAME_SAMPLES
+        if phrase.position >= len(phrase.pcm):
+            self._current = None
+        if len(samples) < FRAME_SAMPLES:
+            samples = np.concatenate([samples, np.zeros(FRAME_SAMPLES - len(samples), np.int16)])
+        samples.flags.writeable = False
+        return samples
+
+    async def _render(self, phrase: _Phrase, chunks: list[str]) -> None:
+        try:
+            pcms = await self.synthesizer.render_async(chunks, self.catalogue.voice)
+        except Exception:
+            log.exception("could not synthesise %r; skipping it", phrase.key)
+            phrase.failed = True
+            return
+        phrase.pcm = assemble(chunks, pcms)
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
