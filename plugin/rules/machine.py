@@ -140,7 +140,7 @@ class _Step:
     __slots__ = ("effects", "rules", "s")
 
     def __init__(self, state: GameState) -> None:
-        s = copy.copy(state)
+        s = state.clone()
         if s.vote is not None:
             s.vote = copy.copy(s.vote)
         self.s = s
@@ -497,7 +497,9 @@ def _on_vote(st: _Step, event: ev.CastVote) -> None:
             raise IllegalAction("closed", f"the vote for seat {candidate} is over")
         if position > r.window:
             raise IllegalAction("not_open", f"the vote for seat {candidate} has not started")
-    vote.round = replace(r, ballots=(*r.ballots, (voter, candidate)))
+    vote.round = replace(
+        r, ballots=(*r.ballots, (voter, candidate)), voted_seats=r.voted_seats | {voter}
+    )
 
 
 def _on_lift(st: _Step, event: ev.CastLift) -> None:
@@ -512,7 +514,11 @@ def _on_lift(st: _Step, event: ev.CastLift) -> None:
         raise IllegalAction("not_eligible", f"seat {voter} may not vote on the lift question")
     if r.voted(voter):
         raise IllegalAction("duplicate", f"seat {voter} has already voted on the lift question")
-    vote.round = replace(r, lift_ballots=(*r.lift_ballots, (voter, bool(event.leave))))
+    vote.round = replace(
+        r,
+        lift_ballots=(*r.lift_ballots, (voter, bool(event.leave))),
+        voted_seats=r.voted_seats | {voter},
+    )
 
 
 def _close_round(st: _Step) -> None:
@@ -523,7 +529,9 @@ def _close_round(st: _Step) -> None:
         # who was nominated last.»
         last = r.candidates[-1]
         missing = tuple((v, last) for v in sorted(r.voters) if v in s.alive and not r.voted(v))
-        r = replace(r, ballots=r.ballots + missing)
+        r = replace(
+            r, ballots=r.ballots + missing, voted_seats=r.voted_seats | {v for v, _ in missing}
+        )
     vote.rounds += (r.record(),)
     vote.round = r
     if r.kind == "lift":

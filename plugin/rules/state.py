@@ -7,8 +7,11 @@ state a caller holds never changes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
+from typing import Any
 
 from .errors import InvalidAction
 from .settings import Rules
@@ -93,11 +96,10 @@ class Round:
     ballots: tuple[tuple[int, int | None], ...] = ()  # accepted, in order received
     lift_ballots: tuple[tuple[int, bool], ...] = ()
     window: int = 0  # sequential voting: index of the candidate being called
+    voted_seats: frozenset[int] = frozenset()
 
     def voted(self, seat: int) -> bool:
-        return any(v == seat for v, _ in self.ballots) or any(
-            v == seat for v, _ in self.lift_ballots
-        )
+        return seat in self.voted_seats
 
     def tally(self) -> dict[int, int]:
         counts = dict.fromkeys(self.candidates, 0)
@@ -209,12 +211,12 @@ class GameState:
         return self.role(seat) in BLACK
 
     def seat_of(self, role: str) -> int | None:
-        if self.roles is None:
-            return None
-        for seat, name in enumerate(self.roles, start=1):
-            if name == role:
-                return seat
-        return None
+        """The seat of the don or the sheriff (one each per table)."""
+        return _role_seat(self.roles, role)
+
+    def clone(self) -> GameState:
+        """A shallow copy (every attribute holds an immutable value)."""
+        return _clone(self)
 
     @property
     def candidates(self) -> tuple[int, ...]:
@@ -246,6 +248,28 @@ class GameState:
         top = max(counts.values(), default=0)
         leaders = tuple(c for c in self.vote.round.candidates if counts[c] == top)
         return leaders if top > 0 and len(leaders) > 1 else ()
+
+
+def _make_clone() -> Callable[[GameState], GameState]:
+    # One attribute store per field, generated once: about ten times faster than
+    # copy.copy on a slotted dataclass, and `apply` clones on every event.
+    lines = ["def clone(old):", "    new = new_state(GameState)"]
+    lines += [f"    new.{name} = old.{name}" for name in GameState.__dataclass_fields__]
+    lines.append("    return new")
+    namespace: dict[str, Any] = {"new_state": object.__new__, "GameState": GameState}
+    exec("\n".join(lines), namespace)
+    clone: Callable[[GameState], GameState] = namespace["clone"]
+    return clone
+
+
+_clone = _make_clone()
+
+
+@lru_cache(maxsize=256)
+def _role_seat(roles: tuple[str, ...] | None, role: str) -> int | None:
+    if roles is None or role not in roles:
+        return None
+    return roles.index(role) + 1
 
 
 def check_seat(state: GameState, seat: object, what: str = "seat") -> int:
