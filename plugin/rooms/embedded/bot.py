@@ -21,7 +21,7 @@ from .frames import FRAME_SAMPLES, MonoConverter
 
 BotAudio = AsyncIterator[np.ndarray] | MediaStreamTrack
 
-QUEUE_FRAMES = 10  # 200 ms: room for a paced source's jitter, bounded for a fast one
+QUEUE_FRAMES = 3  # 60 ms: a paced source in this loop has little jitter; a full queue is latency
 
 
 async def _track_frames(track: MediaStreamTrack) -> AsyncIterator[np.ndarray]:

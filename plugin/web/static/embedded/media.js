@@ -1,0 +1,88 @@
+// The browser side of the embedded room's media connection.
+//
+// connect(signalUrl, token) sends this page's microphone to the server and receives the
+// table's mix (the bot's voice and whoever may speak now). The server decides who is
+// heard: setSending(false) only saves CPU and bandwidth while this seat may not speak;
+// a page that keeps sending is still not forwarded.
+//
+// No STUN or TURN servers (iceServers: []): the server is reached directly; aiortc does
+// not trickle, so the offer is sent once ICE gathering is complete.
+
+const GATHERING_TIMEOUT_MS = 5000;
+
+function gatheringComplete(pc) {
+  if (pc.iceGatheringState === "complete") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      if (pc.iceGatheringState !== "complete") return;
+      pc.removeEventListener("icegatheringstatechange", done);
+      clearTimeout(timer);
+      resolve();
+    };
+    // Some networks never report "complete"; the candidates gathered so far will do.
+    const timer = setTimeout(() => {
+      pc.removeEventListener("icegatheringstatechange", done);
+      resolve();
+    }, GATHERING_TIMEOUT_MS);
+    pc.addEventListener("icegatheringstatechange", done);
+  });
+}
+
+/**
+ * Join the table's audio room.
+ * @param {string} signalUrl  e.g. "/rtc/<table_id>/offer"
+ * @param {string} token      the signed token of this page's seat (or of the host)
+ * @param {{microphone?: MediaStream}} [options]  a microphone stream to send instead of
+ *   asking getUserMedia for one
+ * @returns {Promise<{pc: RTCPeerConnection, remoteStream: MediaStream,
+ *   setSending: (on: boolean) => Promise<void>, close: () => void}>}
+ */
+export async function connect(signalUrl, token, options = {}) {
+  const microphone =
+    options.microphone ??
+    (await navigator.mediaDevices.getUserMedia({
+      audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+      video: false,
+    }));
+  const micTrack = microphone.getAudioTracks()[0];
+  if (!micTrack) throw new Error("no microphone track");
+
+  const pc = new RTCPeerConnection({ iceServers: [] });
+  const remoteStream = new MediaStream();
+  pc.addEventListener("track", (event) => remoteStream.addTrack(event.track));
+  const transceiver = pc.addTransceiver(micTrack, { direction: "sendrecv", streams: [microphone] });
+
+  await pc.setLocalDescription(await pc.createOffer());
+  await gatheringComplete(pc);
+  const response = await fetch(signalUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ sdp: pc.localDescription.sdp, type: pc.localDescription.type, token }),
+  });
+  if (!response.ok) {
+    let detail = `${response.status}`;
+    try {
+      const body = await response.json();
+      detail = `${body.error}: ${body.message}`;
+    } catch (_) {
+      // not JSON: keep the status
+    }
+    pc.close();
+    throw new Error(`the room refused the connection (${detail})`);
+  }
+  await pc.setRemoteDescription(await response.json());
+
+  let sending = true;
+  async function setSending(on) {
+    if (on === sending) return;
+    sending = on;
+    await transceiver.sender.replaceTrack(on ? micTrack : null);
+  }
+
+  function close() {
+    pc.close();
+    if (!options.microphone) microphone.getTracks().forEach((track) => track.stop());
+  }
+
+  return { pc, remoteStream, setSending, close };
+}

@@ -1,0 +1,173 @@
+"""Shared browser harness for the end-to-end tests: Debian's Chromium through Playwright,
+a uvicorn server on a free loopback port, and a WebAudio level meter for pages.
+
+Import these from any e2e test module; the fixtures in conftest.py wrap them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import uvicorn
+from playwright.async_api import Browser, Page, Playwright
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install` (no download here)
+
+# Measured to work headless on this machine (FIELD-NOTES). The fake microphone beeps; the
+# fake camera draws frames; loopback candidates need their own flag.
+CHROMIUM_ARGS = [
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+    "--allow-loopback-in-peer-connection",
+    "--autoplay-policy=no-user-gesture-required",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    # Many pages in one browser must all keep their timers and audio running.
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+]
+
+
+async def launch_chromium(playwright: Playwright, *, args: list[str] = ()) -> Browser:  # type: ignore[assignment]
+    """Debian's Chromium, headless, with the flags above (plus any extra `args`)."""
+    return await playwright.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *args]
+    )
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def serve(app: Any) -> AsyncIterator[str]:
+    """Run an ASGI app with uvicorn on 127.0.0.1 (a free port) in this event loop.
+
+    Yields the base URL ("http://127.0.0.1:PORT"); stops the server on exit. The socket is
+    bound before uvicorn starts, so there is no race for the port.
+    """
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="auto", ws="websockets-sansio")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]), name="e2e-uvicorn")
+    try:
+        while not server.started:
+            if task.done():
+                task.result()  # raises the startup error
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+# A level meter on a MediaStream, in the page. Headless Chromium reports audioLevel 0 in
+# getStats() even when audio arrives (FIELD-NOTES), so this reads the samples through a
+# WebAudio AnalyserNode. Chromium only feeds a remote WebRTC stream into WebAudio while
+# the stream is also attached to a media element, hence the muted <audio>.
+_METER_JS = """
+([name, stream]) => {
+  window.__audioMeters = window.__audioMeters || {};
+  const context = new AudioContext();
+  const analyser = context.createAnalyser();
+  analyser.fftSize = 2048;
+  context.createMediaStreamSource(stream).connect(analyser);
+  const element = new Audio();
+  element.muted = true;
+  element.srcObject = stream;
+  element.play().catch(() => {});
+  const buffer = new Float32Array(analyser.fftSize);
+  const meter = { peak: 0, last: 0, reads: 0, context, element };
+  meter.timer = setInterval(() => {
+    analyser.getFloatTimeDomainData(buffer);
+    let sum = 0;
+    for (const v of buffer) sum += v * v;
+    meter.last = Math.sqrt(sum / buffer.length);
+    meter.peak = Math.max(meter.peak, meter.last);
+    meter.reads += 1;
+  }, 20);
+  context.resume();
+  window.__audioMeters[name] = meter;
+}
+"""
+
+
+async def start_audio_meter(page: Page, name: str, stream_expression: str) -> None:
+    """Start measuring the stream that `stream_expression` evaluates to in the page.
+
+    The meter keeps the RMS of the last 43 ms (`last`) and the highest RMS since the last
+    reset (`peak`), as floats where 1.0 is full scale.
+    """
+    handle = await page.evaluate_handle(stream_expression)
+    await page.evaluate(_METER_JS, [name, handle])
+
+
+async def audio_level(page: Page, name: str, *, reset: bool = False) -> float:
+    """The meter's peak RMS since its last reset (and reset it if asked)."""
+    return float(
+        await page.evaluate(
+            """([name, reset]) => {
+                 const meter = window.__audioMeters[name];
+                 const peak = meter.peak;
+                 if (reset) meter.peak = 0;
+                 return peak;
+               }""",
+            [name, reset],
+        )
+    )
+
+
+async def reset_audio_level(page: Page, name: str) -> None:
+    await audio_level(page, name, reset=True)
+
+
+async def wait_for_audio(page: Page, name: str, *, above: float, timeout: float = 10) -> float:
+    """Wait until the meter's peak goes above `above`; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        level = await audio_level(page, name)
+        if level > above:
+            return level
+        if time.monotonic() > deadline:
+            raise AssertionError(f"page meter {name!r} stayed at {level:.4f} (<= {above})")
+        await asyncio.sleep(0.05)
+
+
+async def quiet_for(page: Page, name: str, seconds: float) -> float:
+    """Reset the meter, listen for `seconds`, and return the peak heard meanwhile."""
+    await reset_audio_level(page, name)
+    await asyncio.sleep(seconds)
+    return await audio_level(page, name)
+
+
+async def wait_for_quiet(
+    page: Page, name: str, *, below: float, window: float = 0.3, timeout: float = 10
+) -> None:
+    """Wait until a whole `window` of seconds passes with the meter's peak under `below`.
+
+    A browser's jitter buffer can hold half a second of audio under load, and brief gaps
+    in a stream (concealment) are not the end of it: hence a window, not one reading.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        level = await quiet_for(page, name, window)
+        if level < below:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"page meter {name!r} still at {level:.4f} (>= {below})")
