@@ -15,7 +15,7 @@ from .effects import Announce, OpenDialog, VoteFinished
 from .errors import InvalidAction, RuleError
 from .machine import CHOICES, apply, new_game, new_vote
 from .settings import load_preset
-from .state import DISTRIBUTION, GameState, Phase
+from .state import DISTRIBUTION, GameState, Phase, check_roles
 
 VOTE_INPUTS = ("votes", "lift", "host", "leave")
 GAME_INPUTS = (
@@ -190,6 +190,10 @@ def parse(doc: Any) -> Scenario:
                 if not isinstance(key, str) or not key.isdigit():
                     raise ScenarioError(f"roles: {key!r} is not a seat number")
                 parsed[_seat(int(key), players, "roles")] = role
+            try:
+                check_roles(players, parsed)
+            except InvalidAction as error:
+                raise ScenarioError(error.message) from None
             scenario.roles = parsed
         scenario.seed = _int(doc.get("seed", 0), "seed")
     return scenario
