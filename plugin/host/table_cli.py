@@ -29,6 +29,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--names", default="", help="comma-separated, one per seat")
     new.add_argument("--manual", action="store_true", help="the live host decides")
     new.add_argument("--seed", type=int, default=None)
+    new.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="RULE=VALUE",
+        help="override a rule of the preset (value read as JSON, else text); repeatable",
+    )
     new.add_argument("--db", type=Path, default=DEFAULT_DB)
     new.add_argument("--base-url", default="http://127.0.0.1:8000")
     new.add_argument("--server", default=None, help="create through a running server")
@@ -47,6 +54,17 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.seed is not None:
         record["seed"] = args.seed
+    overrides: dict[str, Any] = {}
+    for item in args.set:
+        key, equals, value = item.partition("=")
+        if not equals or not key:
+            raise ValueError(f"--set {item!r}: expected RULE=VALUE")
+        try:
+            overrides[key] = json.loads(value)
+        except ValueError:
+            overrides[key] = value
+    if overrides:
+        record["overrides"] = overrides
     return record
 
 
@@ -56,13 +74,16 @@ def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str,
     from plugin.web.tokens import load_admin_key
 
     key = load_admin_key(args.db, args.admin_key)
-    answer = httpx.post(
-        args.server.rstrip("/") + "/api/tables",
-        json=record,
-        headers={"Authorization": f"Bearer {key}"},
-        timeout=10,
-    )
-    body = answer.json()
+    try:
+        answer = httpx.post(
+            args.server.rstrip("/") + "/api/tables",
+            json=record,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=10,
+        )
+        body = answer.json()
+    except (httpx.HTTPError, ValueError) as error:
+        raise ValueError(f"no answer from {args.server}: {error}") from None
     if answer.status_code != 201:
         raise ValueError(f"{body.get('error')}: {body.get('message')}")
     return body  # type: ignore[no-any-return]
@@ -90,8 +111,8 @@ def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    record = settings_record(args)
     try:
+        record = settings_record(args)
         answer = create_remote(args, record) if args.server else create_local(args, record)
     except ValueError as error:  # SettingsError is a ValueError
         print(f"autohost table new: {error}", file=sys.stderr)

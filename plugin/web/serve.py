@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from pathlib import Path
 
@@ -54,10 +55,16 @@ async def serve(args: argparse.Namespace) -> int:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    try:
-        return asyncio.run(serve(args))
-    except KeyboardInterrupt:
-        return 0
+    stopped_by: list[int] = []
+    # uvicorn handles SIGTERM/SIGINT itself (graceful shutdown: the lifespan closes every
+    # table), then re-raises the signal to the handler that was there before it. This one
+    # only notes it, so a clean stop ends with status 0 instead of death by signal.
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda sig, frame: stopped_by.append(sig))
+    code = asyncio.run(serve(args))
+    if stopped_by:
+        print(f"autohost: stopped ({signal.Signals(stopped_by[0]).name})", flush=True)
+    return code
 
 
 if __name__ == "__main__":
