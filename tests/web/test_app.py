@@ -221,3 +221,17 @@ def test_connected_seats_are_shown(app_client: TestClient) -> None:
         while 6 not in host.state["table"]["connected"]:
             host.receive()
         assert host.request("next", id=next_id())["type"] == "ack"
+
+
+def test_a_table_made_by_the_cli_opens_on_first_use(
+    app_client: TestClient, tmp_path, monkeypatch, capsys
+) -> None:
+    from plugin.host import table_cli
+
+    monkeypatch.setenv("AUTOHOST_SECRET", SECRET.decode())
+    db = app_client.app.state.server.config.db_path
+    assert table_cli.main(["new", "--db", str(db), "--json", "--seed", "3"]) == 0
+    links = json.loads(capsys.readouterr().out)
+    with ExitStack() as stack:
+        player = open_ws(app_client, token_of(links, 2), stack)
+        assert player.state["phase"] == "lobby" and player.state["table"]["id"] == links["id"]
