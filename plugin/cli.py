@@ -10,7 +10,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "scenario": ("plugin.rules.scenario_cli", "main", "run one conformance scenario file"),
     "simulate": ("plugin.rules.simulate", "main", "play many games with random legal actions"),
-    "protocol": ("plugin.rules.protocol_cli", "main", "export a game's protocol (JSON or HTML)"),
+    "protocol": ("plugin.protocol.cli", "main", "export a game's protocol (JSON or HTML)"),
     "serve": ("plugin.web.serve", "main", "run the server with its tables"),
     "table": ("plugin.host.table_cli", "main", "create tables (autohost table new ...)"),
     "demo": ("plugin.demo", "main", "one table with simulated players, in the browser"),

@@ -14,6 +14,7 @@ class Driver:
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.effects: list[Effect] = []
+        self.log: list[ev.Event] = []  # every accepted event, for replays
 
     @classmethod
     def vote(cls, rules: str = "classic", players: int = 10, **kwargs: Any) -> Driver:
@@ -25,11 +26,13 @@ class Driver:
         settings = kw.pop("settings", {})
         roles = roles or {2: "don", 5: "mafia", 8: "mafia", 9: "sheriff"}
         driver = cls(new_game(load_preset(rules, settings), roles=roles, **kw))
+        driver.log = []
         driver.send(ev.StartGame())
         return driver
 
     def send(self, event: ev.Event) -> list[Effect]:
         self.state, effects = apply(self.state, event)
+        self.log.append(event)
         self.effects += effects
         return effects
 

@@ -1,0 +1,57 @@
+"""`autohost protocol --db PATH --table ID [--html FILE] [--json FILE]`: a game's record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .export import game_protocol
+from .sheet import render_sheet
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="autohost protocol", description=__doc__)
+    parser.add_argument("--db", default="var/autohost.db", help="the server's event log")
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--html", help="write the printable sheet here")
+    parser.add_argument("--json", help="write the JSON protocol here (default: stdout)")
+    args = parser.parse_args(argv)
+    if not Path(args.db).is_file():
+        print(f"autohost protocol: no event log at {args.db}", file=sys.stderr)
+        return 2
+    from plugin.host.log import EventLog
+    from plugin.host.settings import TableSettings
+
+    log = EventLog(args.db)
+    try:
+        record = log.table_settings(args.table)
+        if record is None:
+            print(f"autohost protocol: no table {args.table!r} in {args.db}", file=sys.stderr)
+            return 2
+        settings = TableSettings.from_record(record)
+        from plugin.host.engine import is_event_record
+
+        records = [e.record for e in log.entries(args.table) if is_event_record(e.record)]
+    finally:
+        log.close()
+    protocol = game_protocol(
+        preset=settings.preset,
+        seats=settings.seats,
+        records=records,
+        names=settings.names,
+        overrides=settings.overrides,
+        roles=settings.roles,
+        seed=settings.seed,
+        manual=settings.manual,
+        table=args.table,
+    )
+    if args.html:
+        Path(args.html).write_text(render_sheet(protocol), encoding="utf-8")
+    text = json.dumps(protocol, ensure_ascii=False, indent=1)
+    if args.json:
+        Path(args.json).write_text(text, encoding="utf-8")
+    elif not args.html:
+        print(text)
+    return 0

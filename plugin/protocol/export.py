@@ -1,0 +1,126 @@
+"""Replay a table's logged events into its protocol: seats, names, roles, fouls,
+nominations and every ballot per day, kills, checks, the best move and the result."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from plugin.rules import RuleError, apply, load_preset, new_game
+from plugin.rules import events as ev
+from plugin.rules.effects import VoteFinished
+from plugin.rules.state import GameState
+
+
+def game_protocol(
+    *,
+    preset: str,
+    seats: int,
+    records: Iterable[dict[str, Any]],
+    names: Sequence[str] = (),
+    overrides: dict[str, Any] | None = None,
+    roles: dict[int, str] | None = None,
+    seed: int = 0,
+    manual: bool = False,
+    table: str = "",
+) -> dict[str, Any]:
+    """The protocol of a game from its engine event records, in log order (undone entries
+    already left out). Records the engine refuses are listed, never fatal."""
+    state: GameState = new_game(
+        load_preset(preset, overrides or {}), players=seats, roles=roles, seed=seed, manual=manual
+    )
+    ballots: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    votes: dict[int, dict[str, Any]] = {}
+    refused: list[dict[str, Any]] = []
+    for record in records:
+        try:
+            event = ev.from_record(record)
+            before = state
+            state, effects = apply(state, event)
+        except RuleError as error:
+            refused.append({"record": record, "reason": error.reason})
+            continue
+        if isinstance(event, ev.CastVote | ev.CastLift):
+            r = before.vote.round if before.vote is not None else None
+            if r is not None:
+                ballot = {
+                    "voter": event.voter,
+                    "choice": event.candidate if isinstance(event, ev.CastVote) else event.leave,
+                }
+                ballots.setdefault((before.day, r.number), []).append(ballot)
+        for effect in effects:
+            if isinstance(effect, VoteFinished):
+                votes[state.day] = effect.result
+    return _protocol(state, names, ballots, votes, refused, table, preset)
+
+
+def _protocol(
+    state: GameState,
+    names: Sequence[str],
+    ballots: dict[tuple[int, int], list[dict[str, Any]]],
+    votes: dict[int, dict[str, Any]],
+    refused: list[dict[str, Any]],
+    table: str,
+    preset: str,
+) -> dict[str, Any]:
+    roles = state.roles or ()
+    players = [
+        {
+            "seat": seat,
+            "name": names[seat - 1] if seat <= len(names) else f"Player {seat}",
+            "role": roles[seat - 1] if roles else None,
+            "fouls": state.fouls[seat - 1],
+            "in_game": seat in state.alive,
+            "removed": seat in state.removed,
+        }
+        for seat in range(1, state.players + 1)
+    ]
+    days = []
+    for record in state.days:
+        vote = votes.get(record.day)
+        rounds = []
+        for number, round_record in enumerate((vote or {}).get("rounds", []), start=1):
+            rounds.append({**round_record, "ballots": ballots.get((record.day, number), [])})
+        days.append(
+            {
+                "day": record.day,
+                "opener": record.opener,
+                "speakers": list(record.speakers),
+                "nominations": [{"by": by, "target": target} for by, target in record.nominations],
+                "vote": None
+                if vote is None
+                else {
+                    "outcome": vote["outcome"],
+                    "eliminated": vote["eliminated"],
+                    "rounds": rounds,
+                },
+            }
+        )
+    nights = [
+        {
+            "night": n.night,
+            "shots": [{"by": by, "target": target} for by, target in n.shots],
+            "killed": n.killed,
+            "don_check": None
+            if n.don_check is None
+            else {"target": n.don_check[0], "sheriff": n.don_check[1]},
+            "sheriff_check": None
+            if n.sheriff_check is None
+            else {"target": n.sheriff_check[0], "black": n.sheriff_check[1]},
+        }
+        for n in state.nights
+    ]
+    best = state.best_move
+    return {
+        "table": table,
+        "rules": preset,
+        "players": players,
+        "days": days,
+        "nights": nights,
+        "best_move": None
+        if best is None
+        else {"by": best[0], "named": list(best[1]), "correct": best[2]},
+        "winner": state.winner,
+        "over": state.over,
+        "refused": refused,
+    }
