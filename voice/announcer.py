@@ -144,6 +144,11 @@ class Announcer:
             return 0
         return await self.synthesizer.prerender_async(self.catalogue, seats)
 
+    async def hush(self) -> None:
+        """Stop talking at the next tick and drop everything queued (e.g. the game ended)."""
+        self._queue.clear()
+        self._cut = self._current is not None
+
     def on_cut(self, callback: Callable[[], None]) -> None:
         """Call `callback()` when an urgent phrase cuts the current one short (e.g. so a
         consumer with its own buffer, like LiveKit's AudioSource, can drop it)."""

@@ -231,3 +231,17 @@ async def test_after_prerender_no_announcement_waits_for_synthesis(
         await announcer.announce(key, sample(key))
     assert announcer.queued >= len(ANNOUNCEMENT_KEYS) - 1  # one may have started already
     assert announcer.pending == 0
+
+
+async def test_hush_stops_talking_and_drops_the_queue(
+    announcer: Announcer, recorder: Recorder
+) -> None:
+    await announcer.announce("vote.start", {})
+    await announcer.announce("night", {})
+    await until(lambda: bool(announcer.spoken))
+    await announcer.hush()
+    await until(lambda: announcer.idle)
+    hushed_at = announcer.frames_out
+    await until(lambda: max(recorder.frames) >= hushed_at + 10)
+    assert [key for key, _ in announcer.spoken] == ["vote.start"]
+    assert not any(voiced(recorder.frames[i]) for i in range(hushed_at, hushed_at + 10))
