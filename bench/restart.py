@@ -1,0 +1,157 @@
+"""Time from a restart to every table ready, for 50 tables with games in progress.
+
+Builds 50 tables in a fresh SQLite log (each: night zero, day 1 speeches with nominations,
+a vote under way), then measures:
+1. in-process: a new Registry replaying the whole log (`Registry.start`), three times;
+2. a real `autohost serve` process on that log killed with SIGKILL and started again with
+   the same command: from the spawn to the "listening" line, and to every table's host
+   console having received its state over the WebSocket protocol.
+
+    .venv/bin/python bench/restart.py [--tables 50]
+
+Last line: JSON {"restart_to_ready_s": ..., ...} (goal: under 2 s for 50 tables).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from plugin.host.commands import HOST, Command  # noqa: E402
+from plugin.host.registry import Registry  # noqa: E402
+from plugin.host.settings import TableSettings  # noqa: E402
+from plugin.web.hub import Hub  # noqa: E402
+from plugin.web.tokens import Signer  # noqa: E402
+
+SECRET = "bench-secret-0123456789abcdef0123"
+
+
+async def play_into_a_vote(registry: Registry, index: int) -> str:
+    """One table, its game taken into the day-1 vote with a few ballots cast."""
+    settings = TableSettings(seats=10, seed=index, overrides={"simultaneous_window_seconds": 600})
+    table = await registry.create(settings)
+    await table.submit(HOST, Command(kind="start"))
+    nominations = {1: 5, 2: 6, 3: 7}
+    while table.state.phase.value != "voting":
+        speaker = table.state.speaker
+        if table.state.phase.value == "speech" and speaker in nominations:
+            await table.submit(
+                speaker, Command(kind="nominate", fields={"target": nominations.pop(speaker)})
+            )
+        await table.submit(HOST, Command(kind="next"))
+    for voter, candidate in [(1, 5), (2, 6), (3, 7), (4, 5)]:
+        await table.submit(voter, Command(kind="vote", fields={"candidate": candidate}))
+    return table.id
+
+
+async def build(db: Path, tables: int) -> tuple[list[str], int]:
+    registry = Registry(db, hub=Hub())
+    await registry.start()
+    ids = [await play_into_a_vote(registry, i) for i in range(tables)]
+    events = sum(len(registry.log.entries(t)) for t in ids)
+    await registry.close()
+    return ids, events
+
+
+async def rebuild_in_process(db: Path) -> float:
+    started = time.perf_counter()
+    registry = Registry(db, hub=Hub())
+    await registry.start()
+    elapsed = time.perf_counter() - started
+    assert all(t.state.phase.value == "voting" for t in registry.tables.values())
+    await registry.close()
+    return elapsed
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def spawn(db: Path, port: int) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "plugin.cli", "serve", "--port", str(port), "--db", str(db),
+               "--admin-key", "bench"]  # fmt: skip
+    env = {**os.environ, "AUTOHOST_SECRET": SECRET}
+    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+
+
+async def all_tables_answer(port: int, ids: list[str]) -> None:
+    signer = Signer(SECRET.encode())
+
+    async def one(table_id: str) -> None:
+        url = f"ws://127.0.0.1:{port}/ws?token={signer.issue(table_id, HOST)}"
+        async with connect(url) as ws:
+            state = json.loads(await ws.recv())
+            assert state["type"] == "state" and state["phase"] == "voting", state
+
+    await asyncio.gather(*(one(t) for t in ids))
+
+
+async def restart_subprocess(db: Path, ids: list[str]) -> tuple[float, float]:
+    port = free_port()
+    first = spawn(db, port)
+    assert first.stdout is not None and "listening" in first.stdout.readline()
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    first.stdout.close()
+    started = time.perf_counter()
+    second = spawn(db, port)
+    assert second.stdout is not None
+    line = await asyncio.to_thread(second.stdout.readline)
+    listening = time.perf_counter() - started
+    assert "listening" in line, line
+    await all_tables_answer(port, ids)
+    ready = time.perf_counter() - started
+    second.send_signal(signal.SIGTERM)
+    second.wait()
+    second.stdout.close()
+    return listening, ready
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tables", type=int, default=50)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "autohost.db"
+        os.environ["AUTOHOST_SECRET"] = SECRET
+        started = time.perf_counter()
+        ids, events = await build(db, args.tables)
+        took = time.perf_counter() - started
+        print(f"built {len(ids)} tables, {events} logged events, in {took:.2f} s")
+        replays = [await rebuild_in_process(db) for _ in range(3)]
+        for i, seconds in enumerate(replays, 1):
+            print(f"in-process registry rebuild #{i}: {seconds * 1000:.0f} ms")
+        listening, ready = await restart_subprocess(db, ids)
+        print(f"subprocess after SIGKILL: spawn -> listening {listening:.2f} s")
+        print(f"subprocess after SIGKILL: spawn -> all {len(ids)} tables answered {ready:.2f} s")
+    print(
+        json.dumps(
+            {
+                "tables": len(ids),
+                "events": events,
+                "registry_rebuild_s": round(min(replays), 3),
+                "restart_to_listening_s": round(listening, 3),
+                "restart_to_ready_s": round(ready, 3),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
