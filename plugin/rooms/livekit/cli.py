@@ -18,6 +18,7 @@ import asyncio
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from plugin.rooms.livekit.tokens import Credentials
@@ -60,6 +61,7 @@ async def run(args: argparse.Namespace, creds: Credentials) -> int:
     from plugin.host.registry import new_table_id
     from plugin.host.settings import TableSettings
     from plugin.rooms.livekit.hosting import LiveKitTables
+    from plugin.rooms.livekit.static import static_routes
     from plugin.rooms.livekit.tokens import token_route
     from plugin.rooms.livekit.webhook import webhook_route
     from plugin.web.app import Server, ServerConfig, create_app
@@ -86,6 +88,7 @@ async def run(args: argparse.Namespace, creds: Credentials) -> int:
         return [
             token_route(creds, seat_for_link, rooms.get),
             webhook_route(creds.api_key, creds.api_secret, tables.events_for),
+            *static_routes(),
         ]
 
     base_url = args.base_url or f"http://{args.host}:{args.port}"
@@ -107,6 +110,8 @@ async def run(args: argparse.Namespace, creds: Credentials) -> int:
     print(f"autohost: listening on http://{args.host}:{port} (room {args.room})", flush=True)
     state: Server = app.state.server
     assert state.registry is not None
+    if args.base_url is None and args.port == 0:  # links must carry the port picked
+        state.config = replace(state.config, base_url=f"http://{args.host}:{port}")
     table = await state.registry.get(table_id)
     if table is None:
         settings = TableSettings.from_record(

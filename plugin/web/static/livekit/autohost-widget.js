@@ -1,0 +1,110 @@
+// The autohost widget for a club's LiveKit call. Add it next to your livekit-client Room:
+//
+//   import * as LivekitClient from "livekit-client";
+//   import { attachAutohost } from "/static/livekit/autohost-widget.js";
+//   const widget = attachAutohost(room, LivekitClient, { server, token, table, container });
+//
+// It shows the overlay (phase, speaker, timer, vote buttons) from our server's state, sends
+// the player's votes, and gives the microphone back when the server allows it again: the
+// host revokes a silent player's publish permission (the server unpublishes his mic), and
+// the SDK does not republish by itself when the permission returns (FIELD-NOTES).
+
+import { connectTransport } from "./transport.js";
+
+export function micAllowed(permissions, Track) {
+  if (!permissions?.canPublish) return false;
+  const sources = permissions.canPublishSources ?? [];
+  // an empty list allows every source; values are protocol TrackSource numbers (2 = mic)
+  return sources.length === 0 || sources.includes(2) ||
+    sources.includes(Track?.Source?.Microphone);
+}
+
+export function attachAutohost(room, livekit, options = {}) {
+  const { ParticipantEvent, Track } = livekit;
+  const local = room.localParticipant;
+  const widget = {
+    state: null,
+    micRestores: 0,
+    lastError: null,
+    micPublished() {
+      const publication = local.getTrackPublication(Track.Source.Microphone);
+      return Boolean(publication?.track) && !publication.isMuted;
+    },
+    vote(candidate) { return transport?.send("vote", { candidate }); },
+    send(type, fields) { return transport?.send(type, fields); },
+    stop() {
+      local.off(ParticipantEvent.ParticipantPermissionsChanged, onPermissions);
+      transport?.close();
+      overlay?.remove();
+    },
+  };
+
+  async function onPermissions() {
+    if (!micAllowed(local.permissions, Track) || widget.micPublished()) return;
+    try {
+      await local.setMicrophoneEnabled(true);
+      widget.micRestores += 1;
+    } catch (error) {
+      widget.lastError = String(error);
+    }
+    render();
+  }
+  local.on(ParticipantEvent.ParticipantPermissionsChanged, onPermissions);
+
+  const overlay = options.container === null ? null : makeOverlay(options.container);
+  function render() {
+    if (!overlay) return;
+    const view = widget.state ?? {};
+    const speakers = view.speakers ?? [];
+    overlay.querySelector("[data-phase]").textContent = view.phase ?? "…";
+    overlay.querySelector("[data-speaker]").textContent =
+      speakers.length ? `speaking: ${speakers.join(", ")}` : "";
+    const clock = view.clock;
+    overlay.querySelector("[data-clock]").textContent =
+      clock?.remaining != null ? `${Math.ceil(clock.remaining)} s` : "";
+    overlay.querySelector("[data-mic]").textContent =
+      micAllowed(local.permissions, Track) ? "🎙 your microphone is open" : "microphone closed";
+    const votes = overlay.querySelector("[data-votes]");
+    votes.replaceChildren();
+    const vote = view.vote;
+    if (vote && view.me?.can_vote) {
+      for (const candidate of vote.candidates ?? []) {
+        const button = document.createElement("button");
+        button.textContent = `${candidate}`;
+        button.dataset.candidate = candidate;
+        button.onclick = () => widget.vote(candidate);
+        votes.append(button);
+      }
+    }
+    const tally = overlay.querySelector("[data-tally]");
+    tally.textContent = vote?.tally ? JSON.stringify(vote.tally) : "";
+  }
+
+  const transport = options.server && options.token
+    ? connectTransport({
+      server: options.server,
+      token: options.token,
+      table: options.table,
+      onMessage(message) {
+        if (message.type === "state") { widget.state = message; render(); }
+        else if (message.type === "error") { widget.lastError = message.code ?? "error"; }
+        options.onMessage?.(message);
+      },
+    })
+    : null;
+  render();
+  return widget;
+}
+
+function makeOverlay(container) {
+  const overlay = document.createElement("div");
+  overlay.className = "autohost-overlay";
+  overlay.style.cssText =
+    "position:fixed;right:12px;bottom:12px;padding:10px 14px;border-radius:8px;" +
+    "background:rgba(20,20,28,.85);color:#fff;font:14px system-ui;z-index:1000;min-width:180px";
+  overlay.innerHTML =
+    '<div data-phase style="font-weight:600"></div><div data-speaker></div>' +
+    '<div data-clock></div><div data-mic></div><div data-votes></div><div data-tally></div>';
+  (container ?? document.body).append(overlay);
+  return overlay;
+}

@@ -1,0 +1,152 @@
+"""LiveKit mode in real Chromium with livekit-client (from node_modules) and the real
+LiveKit server: the bot's voice reaches the pages, only the speaker's microphone stays
+published (seen from ListParticipants and from the pages), the widget republishes the
+microphone when the permission returns and renders the server's state."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from livekit import api
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from plugin.rooms.livekit.backend import LiveKitRoom
+from plugin.rooms.livekit.bot import LiveKitBot
+from plugin.rooms.livekit.static import client_installed, static_routes
+from plugin.rooms.livekit.tokens import Credentials, bot_token, token_route
+from tests.e2e.harness import serve
+from tests.livekit.harness import API_KEY, API_SECRET, livekit_server  # noqa: F401
+from tests.livekit.tones import tone_frames
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.e2e,
+    pytest.mark.livekit,
+    pytest.mark.skipif(
+        not client_installed(), reason="livekit-client missing: npm install in plugin/web/npm"
+    ),
+]
+
+ROOM = "browser-room"
+STATE = {"type": "state", "v": 1, "phase": "day_speech", "speakers": [2], "clock": None}
+
+
+def link_for(link: str):
+    """The test's stand-in for our signed seat links: "seat-N" admits seat N of table t1."""
+    if link.startswith("seat-") and link[5:].isdigit():
+        return ("t1", int(link[5:]))
+    return None
+
+
+def fake_server(creds: Credentials, received: list[dict]) -> Starlette:
+    """Our server's stand-in: /ws sends one state and records what the widget sends."""
+
+    async def ws(websocket: WebSocket) -> None:
+        await websocket.accept()
+        await websocket.send_text(json.dumps(STATE))
+        try:
+            while True:
+                received.append(json.loads(await websocket.receive_text()))
+        except WebSocketDisconnect:
+            pass
+
+    routes = [WebSocketRoute("/ws", ws), token_route(creds, link_for, lambda t: ROOM)]
+    return Starlette(routes=[*routes, *static_routes()])
+
+
+async def eventually(check, what: str, tries: int = 400) -> None:
+
+    for _ in range(tries):
+        if await check():
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F811
+
+    creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+    received: list[dict] = []
+    app = fake_server(creds, received)
+    bot = LiveKitBot(creds.url, bot_token(creds, ROOM))
+    room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, ROOM)
+    await bot.start()
+    playing = asyncio.create_task(bot.play(tone_frames(440.0)))
+    pages, contexts = [], []
+    try:
+        async with (
+            serve(app) as base,
+            api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi,
+        ):
+            for _seat in (1, 2, 3):
+                context = await browser.new_context()
+                contexts.append(context)
+                pages.append(await context.new_page())
+            await asyncio.gather(
+                *(
+                    page.goto(f"{base}/static/livekit/demo.html?link=seat-{seat}&server={base}",
+                              wait_until="commit")
+                    for seat, page in enumerate(pages, 1)
+                )
+            )  # fmt: skip
+            for page in pages:
+                await page.wait_for_selector("#status[data-ready], #status[data-error]")
+                assert await page.get_attribute("#status", "data-error") is None, (
+                    await page.text_content("#status")
+                )
+
+            async def publishers() -> set[str]:
+                listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=ROOM))
+                return {
+                    p.identity
+                    for p in listed.participants
+                    if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
+                }
+
+            def only(*identities: str):
+                async def check() -> bool:
+                    return await publishers() == {*identities, "autohost-bot"}
+
+                return check
+
+            def pages_publish(*flags: bool):
+                async def check() -> bool:
+                    seen = [await p.evaluate("autohost.widget.micPublished()") for p in pages]
+                    return seen == list(flags)
+
+                return check
+
+            await eventually(only("seat-1", "seat-2", "seat-3"), "every page publishes its mic")
+            await room.start()
+            await room.set_speakers(frozenset({2}))
+            await eventually(only("seat-2"), "only seat 2 publishes (ListParticipants)")
+            await eventually(pages_publish(False, True, False), "the pages see only seat 2")
+            await room.set_speakers(frozenset({3}))
+            await eventually(only("seat-3"), "the turn passed to seat 3 (ListParticipants)")
+            await eventually(pages_publish(False, False, True), "the pages see only seat 3")
+            assert await pages[2].evaluate("autohost.widget.micRestores") >= 1
+
+            async def bot_heard() -> bool:
+                level = await pages[0].evaluate("autohost.levels['autohost-bot'] ?? 0")
+                return level > 0.05
+
+            await eventually(bot_heard, "the bot's voice reaches the browser")
+            overlay = await pages[0].text_content(".autohost-overlay")
+            assert "day_speech" in overlay and "speaking: 2" in overlay
+            await pages[0].evaluate("autohost.widget.vote(2)")
+
+            async def vote_sent() -> bool:
+                return any(m.get("type") == "vote" and m.get("candidate") == 2 for m in received)
+
+            await eventually(vote_sent, "the widget's vote reaches the server")
+    finally:
+        for context in contexts:
+            await context.close()
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+        await room.stop()
+        await bot.stop()
