@@ -1,0 +1,37 @@
+"""The host's voice: phrase catalogues, espeak-ng synthesis, and a table's audio tracks.
+
+    from voice import Announcer
+    announcer = Announcer("uk")                 # one per table; enabled=False: silent
+    await announcer.prerender(range(1, 11))     # every phrase chunk for 10 seats, ahead
+    await announcer.announce("vote.call", {"seat": 7})
+    announcer.pcm_frames() / .track() / .opus_track()   # 20 ms, 48 kHz mono
+
+Modules: phrases (catalogues, placeholders, ANNOUNCEMENT_KEYS), synth (espeak-ng worker,
+caches, prerender), audio (PCM format, phrase assembly), announcer (the frame clock and
+queue), listeners (per-consumer buffers), tracks (aiortc tracks, shared Opus), cli.
+Names are imported lazily so `autohost phrases` does not load aiortc.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Announcer": "voice.announcer",
+    "ANNOUNCEMENT_KEYS": "voice.phrases",
+    "Catalogue": "voice.phrases",
+    "CatalogueError": "voice.phrases",
+    "PhraseError": "voice.phrases",
+    "Synthesizer": "voice.synth",
+    "EspeakMissing": "voice.synth",
+    "SynthesisError": "voice.synth",
+    "prerender": "voice.synth",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'voice' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
