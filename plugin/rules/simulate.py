@@ -31,6 +31,7 @@ class GameOutcome:
     winner: str | None
     events: int
     error: str | None = None
+    log: list[ev.Event] | None = None  # the accepted events, when asked for
 
 
 # Phases where only the clock acts (besides the always-legal fouls and leaves).
@@ -83,12 +84,15 @@ def _preset(name: str) -> Rules:
     return load_preset(name)
 
 
-def play(rules_name: str, seed: int, players: int = 10, manual: bool = False) -> GameOutcome:
+def play(
+    rules_name: str, seed: int, players: int = 10, manual: bool = False, keep_log: bool = False
+) -> GameOutcome:
     """One game with random legal actions; never raises."""
     rng = random.Random(seed)
     rules = _preset(rules_name)
     state = new_game(rules, players=players, seed=seed, manual=manual)
     count = 0
+    log: list[ev.Event] | None = [] if keep_log else None
     try:
         while not state.over:
             count += 1
@@ -100,12 +104,14 @@ def play(rules_name: str, seed: int, players: int = 10, manual: bool = False) ->
                 state, _ = apply(state, action)
             except RuleError as error:
                 return GameOutcome(None, count, f"legal action refused: {action!r}: {error}")
+            if log is not None:
+                log.append(action)
             problem = _invariant(before, state)
             if problem:
                 return GameOutcome(None, count, problem)
     except Exception as error:  # a crash is an error of the engine, reported, not raised
         return GameOutcome(None, count, f"{type(error).__name__}: {error}")
-    return GameOutcome(state.winner, count)
+    return GameOutcome(state.winner, count, log=log)
 
 
 def _invariant(before: GameState, after: GameState) -> str | None:
