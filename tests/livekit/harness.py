@@ -6,6 +6,7 @@ Import `livekit_server` from here into a test module (or conftest) to use it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -72,16 +73,9 @@ logging:
 """
 
 
-@pytest.fixture(scope="session")
-def livekit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKitServer]:
-    binary = server_binary()
-    if binary is None:
-        pytest.skip(
-            "livekit-server binary missing: run scripts/test (setup builds it with "
-            "`go install github.com/livekit/livekit-server/cmd/server@v1.13.5`) or set "
-            "LIVEKIT_SERVER_BIN"
-        )
-    folder = tmp_path_factory.mktemp("livekit")
+@contextlib.contextmanager
+def running_server(binary: Path, folder: Path) -> Iterator[LiveKitServer]:
+    """The real server on free loopback ports, its config and log in `folder`."""
     port, tcp_port = free_port(), free_port()
     udp_port, webhook_port = free_port(socket.SOCK_DGRAM), free_port()
     config = folder / "livekit.yaml"
@@ -103,6 +97,19 @@ def livekit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKit
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def livekit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKitServer]:
+    binary = server_binary()
+    if binary is None:
+        pytest.skip(
+            "livekit-server binary missing: run scripts/test (setup builds it with "
+            "`go install github.com/livekit/livekit-server/cmd/server@v1.13.5`) or set "
+            "LIVEKIT_SERVER_BIN"
+        )
+    with running_server(binary, tmp_path_factory.mktemp("livekit")) as server:
+        yield server
 
 
 def _wait_until_serving(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
