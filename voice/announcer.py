@@ -71,7 +71,7 @@ class Announcer:
         self._current: _Phrase | None = None
         self._cut = False
         self._pcm_listeners: set[Listener[np.ndarray]] = set()
-        self._opus_listeners: set[Listener[av.Packet]] = set()
+        self._opus_listeners: set[Listener[av.Packet[Any]]] = set()
         self._opus: SharedOpusEncoder | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._clock: asyncio.Task[None] | None = None
@@ -127,8 +127,9 @@ class Announcer:
                 await task
         self._tasks.clear()
         self._clock = None
-        for listener in [*self._pcm_listeners, *self._opus_listeners]:
-            listener.close()
+        for group in (self._pcm_listeners, self._opus_listeners):
+            for listener in group:
+                listener.close()
         self._queue.clear()
         self._current = None
 
@@ -193,7 +194,7 @@ class Announcer:
         """A new aiortc audio track of Opus av.Packet, shared with every other listener."""
         if self._opus is None:
             self._opus = SharedOpusEncoder()
-        listener: Listener[av.Packet] = self._listen(self._opus_listeners)
+        listener: Listener[av.Packet[Any]] = self._listen(self._opus_listeners)
         return OpusTrack(listener, lambda: self._opus_listeners.discard(listener))
 
     @property

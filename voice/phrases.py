@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from num2words import num2words
+from num2words import num2words  # type: ignore[import-untyped]
 
 from plugin import paths
 

@@ -110,7 +110,7 @@ class _Worker:
     def _start(self) -> Any:
         if self._espeak is None:
             require_espeak()
-            from pyttsx3.drivers import _espeak as espeak
+            from pyttsx3.drivers import _espeak as espeak  # type: ignore[import-untyped]
 
             rate = espeak.Initialize(espeak.AUDIO_OUTPUT_SYNCHRONOUS, 200)
             if rate <= 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fractions
 from collections.abc import Callable
+from typing import Any
 
 import av
 import numpy as np
@@ -58,12 +59,12 @@ class OpusTrack(MediaStreamTrack):
 
     kind = "audio"
 
-    def __init__(self, listener: Listener[av.Packet], detach: Callable[[], None]) -> None:
+    def __init__(self, listener: Listener[av.Packet[Any]], detach: Callable[[], None]) -> None:
         super().__init__()
         self._listener = listener
         self._detach = detach
 
-    async def recv(self) -> av.Packet:
+    async def recv(self) -> av.Packet[Any]:
         if self.readyState != "live":
             raise MediaStreamError
         try:
@@ -91,7 +92,7 @@ class SharedOpusEncoder:
         self._codec.options = {"application": "voip"}
         self.frames_encoded = 0
 
-    def encode(self, index: int, pcm: np.ndarray) -> list[av.Packet]:
+    def encode(self, index: int, pcm: np.ndarray) -> list[av.Packet[Any]]:
         """Encode frame `index`; each packet's pts is set to that frame's start sample.
 
         libopus reports pts shifted by its lookahead (-312 on the first packet); aiortc only
