@@ -1,0 +1,146 @@
+"""Whole-game and single-vote scenarios, run through the real `autohost scenario` command.
+
+Every `*.json` here is a scenario (shared/conformance/README.md and GAME.md) whose `expect`
+was derived from the rules by hand, never copied from the engine's output. The comparison
+is the contract's: objects key by key (extra keys in the result are fine), lists element by
+element with the same length, and only the top-level `announcements` as a subsequence.
+
+Files under `invalid/` must be refused: exit code 2 and one line on stderr that contains
+the file's `expect_error`.
+
+Where the engine disagrees with the rules as we read them, the scenario is listed in
+DISAGREEMENTS: it runs as a strict xfail, so it fails loudly once the engine is fixed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+SCENARIOS = sorted(HERE.glob("*.json"))
+INVALID = sorted((HERE / "invalid").glob("*.json"))
+
+# A file that is not JSON cannot carry its own expect_error.
+UNPARSABLE_ERRORS = {"not_json.json": "not valid JSON"}
+
+# scenario file name -> why we believe the engine is wrong (strict xfail).
+DISAGREEMENTS: dict[str, str] = {
+    "game_38_fiim_fourth_foul_of_any_player_cancels_vote.json": (
+        "fiim 9.10 (mafiaratings rules.php, first variant, cited in config/rules/fiim.toml): "
+        "«If a player leaves the game by getting a fourth warning ... the closest or current "
+        "vote is canceled» — for any player, not only a nominee; the engine cancels only "
+        "for a nominee (candidate_left_before_vote), holds the vote and eliminates seat 5"
+    ),
+    "game_40_miss_when_a_black_player_shoots_twice.json": (
+        "mafiaratings 8.7: «If one of the members of the black team ... shoots more than once ... "
+        "then mafia have missed» (GAME.md: the kill lands only if every black player shot, all at "
+        "the same seat); the engine refuses the second shot as a duplicate, keeps the first and "
+        "kills seat 4"
+    ),
+}
+
+
+def run_cli(file: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "plugin.cli", "scenario", str(file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def is_subsequence(expected: list[Any], actual: list[Any]) -> bool:
+    remaining = iter(actual)
+    return all(any(item == got for got in remaining) for item in expected)
+
+
+def mismatch(expected: Any, actual: Any, path: str = "$") -> str | None:
+    """The first difference between `expect` and the result, or None when they match."""
+    if path == "$.announcements":
+        if not isinstance(actual, list) or not is_subsequence(expected, actual):
+            return f"{path}: expected in order {expected}, got {actual}"
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"{path}: expected an object, got {actual!r}"
+        for key, value in expected.items():
+            if key not in actual:
+                return f"{path}.{key}: missing"
+            found = mismatch(value, actual[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return f"{path}: expected {expected}, got {actual}"
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            found = mismatch(want, got, f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    # JSON: 1 == true in Python, but not in a scenario.
+    if expected != actual or type(expected) is not type(actual):
+        return f"{path}: expected {expected!r}, got {actual!r}"
+    return None
+
+
+def _marks(file: Path) -> list[pytest.MarkDecorator]:
+    reason = DISAGREEMENTS.get(file.name)
+    return [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+
+
+# ---- the comparison itself must be able to fail --------------------------------------------
+
+
+def test_mismatch_semantics() -> None:
+    assert mismatch({"a": [1, 2]}, {"a": [1, 2], "b": 3}) is None
+    assert mismatch({"a": [1, 2]}, {"a": [1, 2, 3]}) is not None  # same length
+    assert mismatch({"a": {"x": 1}}, {"a": {}}) == "$.a.x: missing"
+    assert mismatch({"announcements": ["a", "c"]}, {"announcements": ["a", "b", "c"]}) is None
+    assert mismatch({"announcements": ["c", "a"]}, {"announcements": ["a", "b", "c"]}) is not None
+    # only the top level is a subsequence
+    assert mismatch({"v": {"announcements": ["a"]}}, {"v": {"announcements": ["a", "b"]}})
+    assert mismatch({"killed": None}, {"killed": 0}) is not None
+    assert mismatch({"black": True}, {"black": 1}) is not None
+
+
+def test_there_are_enough_scenarios() -> None:
+    games = [f for f in SCENARIOS if json.loads(f.read_text("utf-8")).get("kind") == "game"]
+    votes = [f for f in SCENARIOS if f not in games]
+    assert len(games) >= 24 and len(votes) >= 8 and len(INVALID) >= 1
+
+
+# ---- scenarios ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("file", [pytest.param(f, id=f.stem, marks=_marks(f)) for f in SCENARIOS])
+def test_scenario(file: Path) -> None:
+    scenario = json.loads(file.read_text(encoding="utf-8"))
+    done = run_cli(file)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    problem = mismatch(scenario["expect"], result)
+    assert problem is None, f"{scenario['name']}: {problem}"
+
+
+@pytest.mark.parametrize("file", [pytest.param(f, id=f.stem) for f in INVALID])
+def test_invalid_scenario_is_refused(file: Path) -> None:
+    try:
+        expected = json.loads(file.read_text(encoding="utf-8"))["expect_error"]
+    except json.JSONDecodeError:
+        expected = UNPARSABLE_ERRORS[file.name]
+    done = run_cli(file)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert expected in lines[0], lines[0]
