@@ -37,6 +37,18 @@ async def test_speaker_is_heard_during_his_turn_and_not_after(room: EmbeddedRoom
     assert stats[5].frames_forwarded > 0
 
 
+async def test_a_gated_microphone_is_not_even_decoded(room: EmbeddedRoom, join: Join):
+    await join(3)
+    await room.set_speakers(frozenset())
+    await until(lambda: room.stats()[3].frames_received > 10)
+    await asyncio.sleep(0.2)  # frames decoded before the gate closed have been read
+    before = room.stats()[3]
+    await until(lambda: room.stats()[3].frames_received > before.frames_received + 10)
+    assert room.stats()[3].frames_decoded == before.frames_decoded
+    await room.set_speakers(frozenset({3}))
+    await until(lambda: room.stats()[3].frames_decoded > before.frames_decoded + 10)
+
+
 async def test_a_speaker_does_not_hear_himself(room: EmbeddedRoom, join: Join):
     speaker, listener = await join(4), await join(6)
     await room.set_speakers(frozenset({4}))

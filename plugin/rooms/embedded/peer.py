@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import queue
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from aiortc import RTCPeerConnection
+from aiortc import RTCPeerConnection, RTCRtpReceiver
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
 from .frames import FRAME_SAMPLES, MonoConverter
@@ -31,7 +33,8 @@ class SeatStats:
 
     seat: Seat
     connected: bool
-    frames_received: int  # decoded frames that arrived from the peer
+    frames_received: int  # encoded frames that arrived from the peer (gated or not)
+    frames_decoded: int  # of those, decoded (a gated seat's are not: CPU)
     frames_forwarded: int  # 20 ms mixer ticks that mixed this seat into what others hear
     last_forwarded: float | None  # time.monotonic() of the last such tick
 
@@ -46,6 +49,7 @@ class Peer:
         self.own_mix: OpusStream | None = None  # set while this seat is an allowed speaker
         self.connected = False
         self.frames_received = 0
+        self.frames_decoded = 0
         self.frames_forwarded = 0
         self.last_forwarded: float | None = None
         self._allowed = allowed
@@ -53,6 +57,34 @@ class Peer:
         self._chunks: deque[np.ndarray] = deque()
         self._buffered = 0
         self._readers: list[asyncio.Task[None]] = []
+        self._counts_at_decoder = False
+
+    def gate_decoder(self, receiver: RTCRtpReceiver) -> None:
+        """Skip decoding this peer's microphone while the seat may not speak (CPU).
+
+        aiortc hands every reassembled Opus frame to a decoder thread through a
+        queue.Queue (RTCRtpReceiver.__decoder_queue, aiortc 1.16); wrapping that queue's
+        put() drops a gated seat's frames before the thread hop and the decode, while
+        the receiver's RTP statistics (RTCP loss reports, which drive the browser's Opus
+        FEC) still see every packet. None (the receiver stopping) always passes.
+        """
+        decoder_queue: queue.Queue[Any] | None = getattr(
+            receiver, "_RTCRtpReceiver__decoder_queue", None
+        )
+        if decoder_queue is None:
+            return  # another aiortc: frames are then dropped after decoding, in _read
+        put = decoder_queue.put
+
+        def gated_put(item: Any, *args: Any, **kwargs: Any) -> None:
+            if item is None:
+                put(item, *args, **kwargs)
+                return
+            self.frames_received += 1
+            if self._allowed():
+                put(item, *args, **kwargs)
+
+        decoder_queue.put = gated_put  # type: ignore[method-assign]
+        self._counts_at_decoder = True
 
     def read(self, track: MediaStreamTrack) -> None:
         """Start draining an incoming track (always: aiortc queues decoded frames unboundedly)."""
@@ -66,7 +98,9 @@ class Peer:
                 frame = await track.recv()
             except MediaStreamError:
                 return
-            self.frames_received += 1
+            self.frames_decoded += 1
+            if not self._counts_at_decoder:
+                self.frames_received += 1
             if track.kind != "audio" or not self._allowed():
                 continue  # closed microphone: dropped at the door, never buffered
             samples = self._converter.convert(frame)
@@ -107,6 +141,7 @@ class Peer:
             seat=self.seat,
             connected=self.connected,
             frames_received=self.frames_received,
+            frames_decoded=self.frames_decoded,
             frames_forwarded=self.frames_forwarded,
             last_forwarded=self.last_forwarded,
         )

@@ -61,6 +61,7 @@ class EmbeddedRoom:
         self._presence: list[PresenceCallback] = []
         self._shared = OpusStream()
         self._tick_index = 0
+        self.last_tick: float | None = None  # time.monotonic() of the latest mixer tick
         self._mixer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()  # presence callbacks
         self._closing: set[asyncio.Task[Any]] = set()  # peers closing after a failure
@@ -166,6 +167,7 @@ class EmbeddedRoom:
             raise ValueError("the offer has no audio")
         audio[0].sender.replaceTrack(peer.outbound)
         audio[0].direction = "sendrecv"
+        peer.gate_decoder(audio[0].receiver)
         for transceiver in peer.pc.getTransceivers():
             if transceiver is not audio[0]:
                 transceiver.direction = "inactive"
@@ -233,7 +235,7 @@ class EmbeddedRoom:
         """One 20 ms step: gate, mix, encode once (plus once per speaking listener), send."""
         pts = self._tick_index * FRAME_SAMPLES
         self._tick_index += 1
-        now = time.monotonic()
+        now = self.last_tick = time.monotonic()
         peers = list(self._peers.values())
 
         mix = np.zeros(FRAME_SAMPLES, dtype=np.int32)
@@ -278,10 +280,16 @@ class EmbeddedRoom:
             seat="bot",
             connected=self._bot is not None,
             frames_received=self._bot.frames_read if self._bot is not None else 0,
+            frames_decoded=self._bot.frames_read if self._bot is not None else 0,
             frames_forwarded=self._bot_forwarded,
             last_forwarded=self._bot_last,
         )
         return result
+
+    @property
+    def ticks(self) -> int:
+        """Mixer ticks so far (one per 20 ms while running)."""
+        return self._tick_index
 
     @property
     def speakers(self) -> frozenset[int]:
