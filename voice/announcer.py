@@ -52,7 +52,8 @@ class Announcer:
     """The Voice of one table (plugin.rooms.base.Voice), in one language.
 
     `enabled=False` keeps the tracks (silent) but says nothing. `synthesizer` defaults to
-    the process-wide one; tests pass their own with a temporary cache.
+    the process-wide one; tests pass their own with a temporary cache. With `seats`, the
+    table's phrases are prerendered in the background as soon as the clock starts.
     """
 
     def __init__(
@@ -62,6 +63,7 @@ class Announcer:
         enabled: bool = True,
         synthesizer: Synthesizer | None = None,
         catalogue: Catalogue | None = None,
+        seats: Iterable[int] | None = None,
     ) -> None:
         self.lang = lang
         self.enabled = enabled
@@ -77,6 +79,8 @@ class Announcer:
         self._clock: asyncio.Task[None] | None = None
         self._stopped = False
         self._on_cut: list[Callable[[], None]] = []
+        self._seats = None if seats is None else tuple(seats)
+        self.prerendered = asyncio.Event()  # set once the table's chunks are all cached
         self.frames_out = 0  # ticks so far (the next frame's index)
         # (key, first frame index) of recent phrases: what was said when, for tests and logs
         self.spoken: deque[tuple[str, int]] = deque(maxlen=256)
@@ -143,7 +147,17 @@ class Announcer:
         """Synthesise every chunk this table can announce, off the event loop."""
         if not self.enabled:
             return 0
-        return await self.synthesizer.prerender_async(self.catalogue, seats)
+        count = await self.synthesizer.prerender_async(self.catalogue, seats)
+        self.prerendered.set()
+        return count
+
+    async def _prerender_in_background(self, seats: tuple[int, ...]) -> None:
+        try:
+            count = await self.prerender(seats)
+        except Exception:  # the voice still works, synthesising on demand
+            log.exception("prerendering the %s phrases failed", self.lang)
+        else:
+            log.info("prerendered %d %s phrase chunks for seats %s", count, self.lang, seats)
 
     async def hush(self) -> None:
         """Stop talking at the next tick and drop everything queued (e.g. the game ended)."""
@@ -215,6 +229,8 @@ class Announcer:
     def _ensure_clock(self) -> None:
         if self._clock is None and not self._stopped:
             self._clock = asyncio.get_running_loop().create_task(self._run(), name="announcer")
+            if self._seats is not None and self.enabled:
+                self._spawn(self._prerender_in_background(self._seats))
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

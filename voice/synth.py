@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 # Bump when trimming or resampling changes, so old cache files are not reused.
 PIPELINE_VERSION = 1
 DEBIAN_PACKAGE = "espeak-ng"
+PRERENDER_BATCH = 8  # chunks per worker job while prerendering (about 0.2 s of work)
 RENDER_TIMEOUT = 30.0  # seconds; a stuck espeak call must not hang a caller forever
 
 
@@ -186,9 +187,11 @@ class Synthesizer:
         return len(texts)
 
     async def prerender_async(self, catalogue: Catalogue, seats: Iterable[int]) -> int:
-        """`prerender` for the event loop."""
+        """`prerender` for the event loop, in small batches so that an announcement made
+        meanwhile waits for one batch on the worker, not for the whole table."""
         texts = sorted(catalogue.chunk_texts(seats))
-        await self.render_async(texts, catalogue.voice)
+        for at in range(0, len(texts), PRERENDER_BATCH):
+            await self.render_async(texts[at : at + PRERENDER_BATCH], catalogue.voice)
         return len(texts)
 
     # -- internals ---------------------------------------------------------------------

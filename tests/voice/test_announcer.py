@@ -245,3 +245,31 @@ async def test_hush_stops_talking_and_drops_the_queue(
     await until(lambda: max(recorder.frames) >= hushed_at + 10)
     assert [key for key, _ in announcer.spoken] == ["vote.start"]
     assert not any(voiced(recorder.frames[i]) for i in range(hushed_at, hushed_at + 10))
+
+
+async def test_given_seats_it_prerenders_when_the_table_starts(fresh: Synthesizer) -> None:
+    announcer = Announcer("en", synthesizer=fresh, seats=range(1, 5))
+    try:
+        await announcer.start()
+        await until(announcer.prerendered.is_set, timeout=60)
+        rendered = fresh.synth_calls
+        assert rendered == len(announcer.catalogue.chunk_texts(range(1, 5)))
+        await announcer.announce("nomination", {"seat": 4, "target": 1})
+        await announcer.announce("tie.revote", {"seats": [3, 1, 4]})
+        assert announcer.pending == 0
+        assert fresh.synth_calls == rendered
+    finally:
+        await announcer.stop()
+
+
+async def test_an_announcement_during_prerender_does_not_wait_for_all_of_it(
+    fresh: Synthesizer,
+) -> None:
+    announcer = Announcer("ru", synthesizer=fresh, seats=range(1, 11))
+    try:
+        await announcer.start()
+        await announcer.announce("night", {})
+        await until(lambda: bool(announcer.spoken), timeout=60)
+        assert not announcer.prerendered.is_set()  # spoken while the table was still rendering
+    finally:
+        await announcer.stop()
