@@ -60,43 +60,17 @@ async def run(args: argparse.Namespace, creds: Credentials) -> int:
 
     from plugin.host.registry import new_table_id
     from plugin.host.settings import TableSettings
-    from plugin.rooms.livekit.hosting import LiveKitTables
-    from plugin.rooms.livekit.static import static_routes
-    from plugin.rooms.livekit.tokens import token_route
-    from plugin.rooms.livekit.webhook import webhook_route
-    from plugin.web.app import Server, ServerConfig, create_app
-    from plugin.web.tokens import TokenError, load_admin_key
+    from plugin.rooms.livekit.hosting import livekit_app
+    from plugin.web.app import Server
+    from plugin.web.tokens import load_admin_key
 
     table_id = args.table or new_table_id()
-    voice_factory = None
-    if args.no_voice:
-        from plugin.host.silent import SilentVoice
-
-        voice_factory = lambda language: SilentVoice()  # noqa: E731
-    tables = LiveKitTables(creds, table_id, args.room, voice_factory=voice_factory,
-                           reconcile_every=args.reconcile, grace=args.grace)  # fmt: skip
-
-    def livekit_routes(server: Server) -> list:
-        def seat_for_link(link: str):
-            try:
-                grant = server.signer.verify(link)
-            except TokenError:
-                return None
-            return grant.table, grant.seat
-
-        rooms = {table_id: args.room}
-        return [
-            token_route(creds, seat_for_link, rooms.get),
-            webhook_route(creds.api_key, creds.api_secret, tables.events_for),
-            *static_routes(),
-        ]
-
-    base_url = args.base_url or f"http://{args.host}:{args.port}"
-    config = ServerConfig(
-        db_path=args.db, admin_key=load_admin_key(args.db, args.admin_key), base_url=base_url,
-        room_factory=tables.room, voice_factory=tables.voice, routes=(livekit_routes,),
+    app, _ = livekit_app(
+        creds, args.room, table_id,
+        db_path=args.db, admin_key=load_admin_key(args.db, args.admin_key),
+        base_url=args.base_url or f"http://{args.host}:{args.port}",
+        voice=not args.no_voice, reconcile_every=args.reconcile, grace=args.grace,
     )  # fmt: skip
-    app = create_app(config)
     server = uvicorn.Server(
         uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
     )

@@ -13,9 +13,12 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from livekit.protocol.models import ParticipantInfo
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute
 
 from plugin.rooms.base import PresenceCallback, RoomBackend, Voice
 from plugin.rooms.livekit.backend import LiveKitRoom
@@ -132,3 +135,53 @@ def _announcer(language: str) -> Voice:
     from voice.announcer import Announcer
 
     return Announcer(language)
+
+
+def livekit_app(
+    creds: Credentials,
+    room_name: str,
+    table_id: str,
+    *,
+    db_path: Path,
+    admin_key: str,
+    base_url: str,
+    voice: bool = True,
+    reconcile_every: float = 5.0,
+    grace: float = 10.0,
+) -> tuple[Starlette, LiveKitTables]:
+    """Our server (plugin.web.app) with table `table_id` hosted in LiveKit room `room_name`:
+    its room and voice through LiveKitTables, plus /livekit/token, /livekit/webhook and
+    the static files of LiveKit mode."""
+    from plugin.host.silent import SilentVoice
+    from plugin.rooms.livekit.static import static_routes
+    from plugin.rooms.livekit.tokens import token_route
+    from plugin.rooms.livekit.webhook import webhook_route
+    from plugin.web.app import Server, ServerConfig, create_app
+    from plugin.web.tokens import TokenError
+
+    tables = LiveKitTables(
+        creds, table_id, room_name,
+        voice_factory=None if voice else (lambda language: SilentVoice()),
+        reconcile_every=reconcile_every, grace=grace,
+    )  # fmt: skip
+
+    def livekit_routes(server: Server) -> list[BaseRoute]:
+        def seat_for_link(link: str) -> tuple[str, int | Literal["host"]] | None:
+            try:
+                grant = server.signer.verify(link)
+            except TokenError:
+                return None
+            return grant.table, grant.seat
+
+        rooms = {table_id: room_name}
+        return [
+            token_route(creds, seat_for_link, rooms.get),
+            webhook_route(creds.api_key, creds.api_secret, tables.events_for),
+            *static_routes(),
+        ]
+
+    config = ServerConfig(
+        db_path=db_path, admin_key=admin_key, base_url=base_url,
+        room_factory=tables.room, voice_factory=tables.voice, routes=(livekit_routes,),
+    )  # fmt: skip
+    return create_app(config), tables

@@ -66,9 +66,9 @@ export function attachAutohost(room, livekit, options = {}) {
       micAllowed(local.permissions, Track) ? "🎙 your microphone is open" : "microphone closed";
     const votes = overlay.querySelector("[data-votes]");
     votes.replaceChildren();
-    const vote = view.vote;
-    if (vote && view.me?.can_vote) {
-      for (const candidate of vote.candidates ?? []) {
+    const round = view.vote?.round ?? view.vote;  // {candidates, tally} of the open round
+    if (round && view.me?.can_vote) {
+      for (const candidate of round.candidates ?? []) {
         const button = document.createElement("button");
         button.textContent = `${candidate}`;
         button.dataset.candidate = candidate;
@@ -77,7 +77,10 @@ export function attachAutohost(room, livekit, options = {}) {
       }
     }
     const tally = overlay.querySelector("[data-tally]");
-    tally.textContent = vote?.tally ? JSON.stringify(vote.tally) : "";
+    tally.textContent = round?.tally
+      ? Object.entries(round.tally).map(([seat, votes]) => `${seat}: ${votes}`).join(" · ")
+      : "";
+    tally.dataset.tally = round?.tally ? JSON.stringify(round.tally) : "";
   }
 
   const transport = options.server && options.token

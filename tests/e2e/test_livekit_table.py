@@ -1,0 +1,144 @@
+"""A whole LiveKit table in real Chromium: our server (engine, WebSocket protocol) with the
+table in a real LiveKit room, three players' pages with livekit-client and the widget.
+During a speech only the speaker's microphone is published; a vote cast in one overlay
+reaches the engine and the tally reaches every overlay."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from livekit import api
+
+from plugin.host.commands import HOST, Command
+from plugin.host.settings import TableSettings
+from plugin.rooms.livekit.hosting import livekit_app
+from plugin.rooms.livekit.static import client_installed
+from plugin.rooms.livekit.tokens import Credentials
+from tests.e2e.harness import serve
+from tests.livekit.harness import API_KEY, API_SECRET, livekit_server  # noqa: F401
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.e2e,
+    pytest.mark.livekit,
+    pytest.mark.skipif(
+        not client_installed(), reason="livekit-client missing: npm install in plugin/web/npm"
+    ),
+]
+
+ROOM = "table-room"
+TABLE = "lktable1"
+ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
+PAGES = (5, 6, 7)
+
+
+async def eventually(check, what: str, tries: int = 400) -> None:
+    for _ in range(tries):
+        if await check():
+            return
+        await asyncio.sleep(0.025)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, tmp_path):  # noqa: F811
+    creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+    app, _ = livekit_app(
+        creds, ROOM, TABLE, db_path=tmp_path / "autohost.db", admin_key="admin-test",
+        base_url="http://127.0.0.1", voice=False, reconcile_every=1.0, grace=2.0,
+    )  # fmt: skip
+    contexts = []
+    async with (
+        serve(app) as base,
+        api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi,
+    ):
+        server = app.state.server
+        settings = TableSettings.from_record(
+            {"preset": "online", "language": "uk", "seats": 10, "roles": ROLES}
+        )
+        table = await server.registry.create(settings, TABLE)
+        try:
+            pages = {}
+            for seat in PAGES:
+                context = await browser.new_context()
+                contexts.append(context)
+                pages[seat] = await context.new_page()
+            await asyncio.gather(
+                *(
+                    page.goto(
+                        f"{base}/static/livekit/demo.html?server={base}&table={TABLE}"
+                        f"&link={server.signer.issue(TABLE, seat)}",
+                        wait_until="commit",
+                    )
+                    for seat, page in pages.items()
+                )
+            )
+            for page in pages.values():
+                await page.wait_for_selector("#status[data-ready], #status[data-error]")
+                assert await page.get_attribute("#status", "data-error") is None
+
+            async def publishers() -> set[str]:
+                listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=ROOM))
+                return {
+                    p.identity
+                    for p in listed.participants
+                    if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
+                } - {"autohost-bot"}
+
+            async def present() -> bool:
+                return set(PAGES) <= table.present
+
+            await eventually(present, "the bot reports the three players to the table")
+
+            async def host(kind: str, **fields) -> None:
+                outcome = await table.submit(HOST, Command(kind=kind, fields=fields))
+                assert outcome.ok, outcome
+
+            await host("start")
+            nominations = {1: 5, 2: 6}
+            checked_speech = False
+            while table.state.phase.value != "voting":
+                speakers = sorted(table.state.speakers)
+                if table.state.phase.value == "speech" and speakers == [5] and not checked_speech:
+
+                    async def only_seat_5() -> bool:
+                        return await publishers() == {"seat-5"}
+
+                    await eventually(only_seat_5, "only seat 5 publishes during his speech")
+
+                    async def pages_agree() -> bool:
+                        return [
+                            await pages[s].evaluate("autohost.widget.micPublished()") for s in PAGES
+                        ] == [True, False, False]
+
+                    await eventually(pages_agree, "the pages see only seat 5's microphone")
+                    checked_speech = True
+                if table.state.phase.value == "speech" and speakers and speakers[0] in nominations:
+                    seat = speakers[0]
+                    target = nominations.pop(seat)
+                    outcome = await table.submit(
+                        seat, Command(kind="nominate", fields={"target": target})
+                    )
+                    assert outcome.ok, outcome
+                await host("next")
+            assert checked_speech
+
+            button = '.autohost-overlay button[data-candidate="5"]'
+            await pages[7].wait_for_selector(button)
+            await pages[7].click(button)
+
+            def tally_shows(page):
+                async def check() -> bool:
+                    text = await page.get_attribute(".autohost-overlay [data-tally]", "data-tally")
+                    return bool(text) and json.loads(text).get("5") == 1
+
+                return check
+
+            for seat, page in pages.items():
+                await eventually(tally_shows(page), f"seat {seat}'s overlay shows the vote")
+            view = table.snapshot().state
+            assert view.phase.value == "voting"
+        finally:
+            for context in contexts:
+                await context.close()
