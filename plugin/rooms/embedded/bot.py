@@ -56,6 +56,10 @@ class BotVoice:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        aclose = getattr(self._frames, "aclose", None)
+        if aclose is not None:  # let the source's generator run its finally blocks now
+            with contextlib.suppress(RuntimeError):
+                await aclose()
 
     def next_frame(self) -> np.ndarray | None:
         """The next 20 ms of the bot's voice, or None when it has nothing ready."""
