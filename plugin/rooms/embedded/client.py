@@ -118,6 +118,14 @@ class RoomClient:
         chunks = [s for t, s in list(self._kept) if since <= t <= until]
         return _tone_level(np.concatenate(chunks), frequency) if chunks else 0.0
 
+    def loudness(self, since: float = 0.0) -> float:
+        """RMS of everything that arrived since a monotonic time (any voice, any pitch)."""
+        chunks = [s for t, s in list(self._kept) if since <= t]
+        if not chunks:
+            return 0.0
+        samples = np.concatenate(chunks).astype(np.float64)
+        return float(np.sqrt(np.mean(samples * samples)))
+
     def last_heard(self, frequency: float, threshold: float) -> float | None:
         """Arrival time of the last frame in which `frequency` is louder than threshold."""
         for arrived, samples in reversed(list(self._kept)):
