@@ -17,7 +17,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import aiohttp
 from livekit.api.twirp_client import ServerError
@@ -104,7 +104,9 @@ class LiveKitRoom:
         self._on_stop = on_stop
 
     @classmethod
-    def connect(cls, url: str, api_key: str, api_secret: str, room: str, **options: object):
+    def connect(
+        cls, url: str, api_key: str, api_secret: str, room: str, **options: Any
+    ) -> LiveKitRoom:
         """A room driven through livekit-api at `url` (its own HTTP session, closed by stop)."""
         from livekit import api
 
@@ -118,7 +120,7 @@ class LiveKitRoom:
             failover=False,
             timeout=aiohttp.ClientTimeout(total=retry.attempt_timeout),
         )
-        return cls(lkapi.room, room, on_stop=lkapi.aclose, **options)  # type: ignore[arg-type]
+        return cls(lkapi.room, room, on_stop=lkapi.aclose, **options)
 
     # RoomBackend -------------------------------------------------------------------
 

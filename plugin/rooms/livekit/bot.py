@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterable
-from typing import Any
+from typing import Any, cast
 
 from livekit import rtc
 from livekit.protocol.models import ParticipantInfo, ParticipantPermission
@@ -105,12 +105,14 @@ def participant_info(participant: rtc.RemoteParticipant) -> ParticipantInfo:
         can_subscribe=held.can_subscribe,
         can_publish=held.can_publish,
         can_publish_data=held.can_publish_data,
-        can_publish_sources=list(held.can_publish_sources),  # same numbers as TrackSource
+        can_publish_sources=cast(
+            Any, list(held.can_publish_sources)
+        ),  # same numbers as TrackSource
     )
     return ParticipantInfo(
         sid=participant.sid,
         identity=participant.identity,
         attributes=participant.attributes,
-        kind=int(participant.kind),
+        kind=cast(Any, int(participant.kind)),  # the same numbers as ParticipantInfo.Kind
         permission=permission,
     )

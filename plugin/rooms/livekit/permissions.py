@@ -9,6 +9,7 @@ microphone; anybody else may not, and the server then unpublishes his microphone
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 from livekit.protocol.models import ParticipantPermission, TrackSource
 
@@ -35,7 +36,7 @@ class Grant:
             can_subscribe=True,
             can_publish=self.publish,
             can_publish_data=True,
-            can_publish_sources=list(self.sources) if self.publish else [],
+            can_publish_sources=cast(Any, list(self.sources) if self.publish else []),
         )
 
     @classmethod
