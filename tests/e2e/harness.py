@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import uvicorn
@@ -171,3 +171,12 @@ async def wait_for_quiet(
             return
         if time.monotonic() > deadline:
             raise AssertionError(f"page meter {name!r} still at {level:.4f} (>= {below})")
+
+
+async def until(predicate: Callable[[], bool], timeout: float = 10) -> None:
+    """Wait until a condition on the server side holds; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached before the timeout")
+        await asyncio.sleep(0.02)

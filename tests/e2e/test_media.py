@@ -25,6 +25,7 @@ from .harness import (
     reset_audio_level,
     serve,
     start_audio_meter,
+    until,
     wait_for_audio,
     wait_for_quiet,
 )
@@ -145,3 +146,27 @@ async def test_four_pages_hear_the_bot_and_only_the_allowed_speaker(
     stats = room.stats()
     assert stats[1].frames_forwarded == forwarded
     assert stats[1].frames_received > received
+
+
+async def test_set_sending_stops_the_upload_and_a_bad_token_is_refused(
+    browser: Browser, table: tuple[EmbeddedRoom, SwitchableBot, str]
+):
+    room, _, url = table
+    page = await _join(browser, url, 3)
+    await until(lambda: room.stats()[3].frames_received > 20)
+    await page.evaluate("window.room.setSending(false)")
+    await asyncio.sleep(0.3)  # packets already on their way
+    stopped = room.stats()[3].frames_received
+    await asyncio.sleep(0.5)
+    assert room.stats()[3].frames_received == stopped
+    await page.evaluate("window.room.setSending(true)")
+    await until(lambda: room.stats()[3].frames_received > stopped + 10)
+
+    other = await browser.new_page()
+    await other.goto(url + "/")
+    await other.wait_for_function("window.ready === true")
+    error = await other.evaluate(
+        "window.join('/rtc/t1/offer', 'forged').then(() => 'joined', (e) => e.message)"
+    )
+    assert "forbidden" in error
+    assert room.present == {3}
