@@ -1,7 +1,8 @@
 """A whole LiveKit table in real Chromium: our server (engine, WebSocket protocol) with the
 table in a real LiveKit room, three players' pages with livekit-client and the widget.
 During a speech only the speaker's microphone is published; a vote cast in one overlay
-reaches the engine and the tally reaches every overlay."""
+reaches the engine and the tally reaches every overlay, including the overlay of a player
+who joined with the club's own LiveKit token (traded for our seat link)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 
 import pytest
 from livekit import api
+from livekit.api import AccessToken, VideoGrants
 
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
@@ -64,7 +66,22 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                 context = await browser.new_context()
                 contexts.append(context)
                 pages[seat] = await context.new_page()
+            context = await browser.new_context()
+            contexts.append(context)
+            club = await context.new_page()  # seat 8 with the club's own token, no link
+            club_token = (
+                AccessToken(API_KEY, API_SECRET)
+                .with_identity("anna@club")
+                .with_attributes({"seat": "8"})
+                .with_grants(VideoGrants(room_join=True, room=ROOM))
+                .to_jwt()
+            )
             await asyncio.gather(
+                club.goto(
+                    f"{base}/static/livekit/demo.html?server={base}&url={creds.url}"
+                    f"&token={club_token}",
+                    wait_until="commit",
+                ),
                 *(
                     page.goto(
                         f"{base}/static/livekit/demo.html?server={base}&table={TABLE}"
@@ -72,9 +89,9 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                         wait_until="commit",
                     )
                     for seat, page in pages.items()
-                )
+                ),
             )
-            for page in pages.values():
+            for page in [*pages.values(), club]:
                 await page.wait_for_selector("#status[data-ready], #status[data-error]")
                 assert await page.get_attribute("#status", "data-error") is None
 
@@ -87,7 +104,7 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                 } - {"autohost-bot"}
 
             async def present() -> bool:
-                return set(PAGES) <= table.present
+                return {*PAGES, 8} <= table.present
 
             await eventually(present, "the bot reports the three players to the table")
 
@@ -103,7 +120,7 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                 if table.state.phase.value == "speech" and speakers == [5] and not checked_speech:
 
                     async def only_seat_5() -> bool:
-                        return await publishers() == {"seat-5"}
+                        return await publishers() == {"seat-5"}  # not seat 8's either
 
                     await eventually(only_seat_5, "only seat 5 publishes during his speech")
 
@@ -135,8 +152,9 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
 
                 return check
 
-            for seat, page in pages.items():
+            for seat, page in [*pages.items(), (8, club)]:
                 await eventually(tally_shows(page), f"seat {seat}'s overlay shows the vote")
+            assert await club.evaluate("autohost.widget.state.me.seat") == 8
             view = table.snapshot().state
             assert view.phase.value == "voting"
         finally:

@@ -13,6 +13,7 @@ from plugin.rooms.livekit.tokens import (
     Credentials,
     InvalidToken,
     host_token,
+    link_route,
     player_token,
     token_route,
     verify_seat,
@@ -59,7 +60,6 @@ def club_token(
         ("seat-3", None, 3),
         ("anna@club", {"seat": "5"}, 5),
         ("seat-3", {"seat": "4"}, 4),  # the attribute wins
-        ("host", None, "host"),
     ],
 )
 def test_a_clubs_own_token_gives_the_seat(identity, attributes, seat):
@@ -72,6 +72,7 @@ def test_a_clubs_own_token_gives_the_seat(identity, attributes, seat):
         (club_token("seat-3", secret="y" * 40), "Signature"),
         (club_token("seat-3", room="other"), "not for room"),
         (club_token("anna@club"), "no seat"),
+        (club_token("host"), "room admin"),
         (club_token("seat-3", ttl=-3600), "expired"),
         ("not-a-jwt", "refused"),
     ],
@@ -117,3 +118,48 @@ async def test_token_route_refuses_bad_requests(client, content, status):
     answer = await client.post("/livekit/token", content=content)
     assert answer.status_code == status
     assert "token" not in answer.json()
+
+
+def issued(table: str, seat) -> str:
+    return f"link:{table}:{seat}"
+
+
+@pytest.fixture
+async def exchange():
+    route = link_route(VERIFIER, {"table-1": "t1"}.get, issued)
+    transport = httpx.ASGITransport(app=Starlette(routes=[route]))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as test_client:
+        yield test_client
+
+
+def admin_token(identity: str, admin: bool) -> str:
+    grants = VideoGrants(room_join=True, room="table-1", room_admin=admin)
+    return AccessToken(API_KEY, API_SECRET).with_identity(identity).with_grants(grants).to_jwt()
+
+
+def test_a_clubs_host_token_must_be_a_room_admins():
+    assert verify_seat(VERIFIER, admin_token("host", True), room="table-1") == "host"
+
+
+async def test_a_clubs_token_is_traded_for_our_seat_link(exchange):
+    answer = await exchange.post("/livekit/link", json={"token": club_token("anna", {"seat": "6"})})
+    assert answer.status_code == 200
+    assert answer.json() == {"table": "t1", "seat": 6, "link": "link:t1:6"}
+    host = await exchange.post("/livekit/link", json={"token": admin_token("host", True)})
+    assert host.json()["link"] == "link:t1:host"
+
+
+@pytest.mark.parametrize(
+    ("token", "status"),
+    [
+        (club_token("seat-3", secret="y" * 40), 401),
+        (club_token("anna"), 401),  # no seat
+        (admin_token("host", False), 401),  # "host" without room admin
+        (club_token("seat-3", room="other"), 404),
+        (5, 400),
+    ],
+)
+async def test_a_bad_club_token_gets_no_link(exchange, token, status):
+    answer = await exchange.post("/livekit/link", json={"token": token})
+    assert answer.status_code == status
+    assert "link" not in answer.json()

@@ -28,6 +28,7 @@ from plugin.rooms.livekit.tokens import Credentials, bot_token
 log = logging.getLogger(__name__)
 
 FrameSource = Callable[[], AsyncIterator[Any]]
+LINK_FROM_CLUB_TOKEN_SECONDS = 12 * 3600  # a link from a club's token: one evening
 
 
 class BotRoom:
@@ -152,9 +153,11 @@ def livekit_app(
     """Our server (plugin.web.app) with table `table_id` hosted in LiveKit room `room_name`:
     its room and voice through LiveKitTables, plus /livekit/token, /livekit/webhook and
     the static files of LiveKit mode."""
+    from livekit.api import TokenVerifier
+
     from plugin.host.silent import SilentVoice
     from plugin.rooms.livekit.static import static_routes
-    from plugin.rooms.livekit.tokens import token_route
+    from plugin.rooms.livekit.tokens import link_route, token_route
     from plugin.rooms.livekit.webhook import webhook_route
     from plugin.web.app import Server, ServerConfig, create_app
     from plugin.web.tokens import TokenError
@@ -173,9 +176,15 @@ def livekit_app(
                 return None
             return grant.table, grant.seat
 
+        def issue_link(table: str, seat: int | Literal["host"]) -> str:
+            return server.signer.issue(table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS)
+
         rooms = {table_id: room_name}
+        tables_by_room = {room_name: table_id}
+        verifier = TokenVerifier(creds.api_key, creds.api_secret)
         return [
             token_route(creds, seat_for_link, rooms.get),
+            link_route(verifier, tables_by_room.get, issue_link),
             webhook_route(creds.api_key, creds.api_secret, tables.events_for),
             *static_routes(),
         ]

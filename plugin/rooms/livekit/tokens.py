@@ -125,24 +125,66 @@ def token_for(creds: Credentials, room: str, seat: Seat) -> str:
     return host_token(creds, room) if seat == "host" else player_token(creds, room, seat)
 
 
-def verify_seat(verifier: TokenVerifier, token: str, *, room: str | None = None) -> Seat:
-    """The seat (or "host") a LiveKit token is bound to, for a club's own tokens.
+def verify_club_token(verifier: TokenVerifier, token: str) -> tuple[str, Seat]:
+    """(room, seat or "host") of a LiveKit token, for a club's own tokens.
 
-    Raises InvalidToken when the signature, expiry or room is wrong or no seat is bound.
+    Raises InvalidToken when the signature or expiry is wrong, no room or no seat is bound,
+    or a "host" token is not a room admin's.
     """
     try:
         claims = verifier.verify(token)
     except (jwt.PyJWTError, ValueError) as error:
         raise InvalidToken(f"LiveKit token refused: {error}") from error
     video = claims.video
-    if room is not None and (video is None or video.room != room):
-        raise InvalidToken(f"LiveKit token is not for room {room!r}")
+    if video is None or not video.room:
+        raise InvalidToken("LiveKit token names no room")
     if claims.identity == HOST_IDENTITY:
-        return "host"
+        if not video.room_admin:
+            raise InvalidToken("a host token must be a room admin's")
+        return video.room, "host"
     seat = seat_of(claims.identity, claims.attributes)
     if seat is None:
         raise InvalidToken(f"LiveKit token for {claims.identity!r} is bound to no seat")
+    return video.room, seat
+
+
+def verify_seat(verifier: TokenVerifier, token: str, *, room: str | None = None) -> Seat:
+    """The seat (or "host") a LiveKit token is bound to; InvalidToken as above, or when
+    it is for another room than `room`."""
+    token_room, seat = verify_club_token(verifier, token)
+    if room is not None and token_room != room:
+        raise InvalidToken(f"LiveKit token is not for room {room!r}")
     return seat
+
+
+def link_route(
+    verifier: TokenVerifier,
+    table_for_room: Callable[[str], str | None],
+    issue_link: Callable[[str, Seat], str],
+    path: str = "/livekit/link",
+) -> Route:
+    """`POST /livekit/link` with JSON {"token": "<a club's own LiveKit token>"} answers
+    {"table", "seat", "link"}: our seat link for the seat that token is bound to, so a
+    widget in a club's frontend speaks our WebSocket protocol with the club's tokens."""
+
+    async def exchange(request: Request) -> JSONResponse:
+        try:
+            body = json.loads(await request.body())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _refuse(400, "malformed", "the body must be JSON")
+        token = body.get("token") if isinstance(body, dict) else None
+        if not isinstance(token, str) or not token:
+            return _refuse(400, "malformed", 'expected {"token": "<LiveKit token>"}')
+        try:
+            room, seat = verify_club_token(verifier, token)
+        except InvalidToken as refusal:
+            return _refuse(401, "unauthorized", str(refusal))
+        table = table_for_room(room)
+        if table is None:
+            return _refuse(404, "no_table", f"no table in LiveKit room {room!r}")
+        return JSONResponse({"table": table, "seat": seat, "link": issue_link(table, seat)})
+
+    return Route(path, exchange, methods=["POST"])
 
 
 def token_route(

@@ -4,12 +4,15 @@
 //   import { attachAutohost } from "/static/livekit/autohost-widget.js";
 //   const widget = attachAutohost(room, LivekitClient, { server, token, table, container });
 //
+// `token` is our seat link token; a club that mints its own LiveKit tokens passes
+// `livekitToken` instead (the player's LiveKit token), traded for our link on the server.
+//
 // It shows the overlay (phase, speaker, timer, vote buttons) from our server's state, sends
 // the player's votes, and gives the microphone back when the server allows it again: the
 // host revokes a silent player's publish permission (the server unpublishes his mic), and
 // the SDK does not republish by itself when the permission returns (FIELD-NOTES).
 
-import { connectTransport } from "./transport.js";
+import { connectTransport, linkFromLiveKitToken } from "./transport.js";
 
 export function micAllowed(permissions, Track) {
   if (!permissions?.canPublish) return false;
@@ -83,18 +86,26 @@ export function attachAutohost(room, livekit, options = {}) {
     tally.dataset.tally = round?.tally ? JSON.stringify(round.tally) : "";
   }
 
-  const transport = options.server && options.token
-    ? connectTransport({
+  let transport = null;
+  function connect(token, table) {
+    transport = connectTransport({
       server: options.server,
-      token: options.token,
-      table: options.table,
+      token,
+      table,
       onMessage(message) {
         if (message.type === "state") { widget.state = message; render(); }
         else if (message.type === "error") { widget.lastError = message.code ?? "error"; }
         options.onMessage?.(message);
       },
-    })
-    : null;
+    });
+  }
+  if (options.server && options.token) {
+    connect(options.token, options.table);
+  } else if (options.server && options.livekitToken) {
+    widget.ready = linkFromLiveKitToken(options.server, options.livekitToken)
+      .then(({ link, table }) => connect(link, table))
+      .catch((error) => { widget.lastError = String(error); });
+  }
   render();
   return widget;
 }

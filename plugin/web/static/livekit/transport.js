@@ -5,6 +5,18 @@
 
 export const PROTOCOL_VERSION = 1;
 
+// A club that mints its own LiveKit tokens: trade the player's LiveKit token for our seat
+// link (POST /livekit/link, verified on the server with the LiveKit API key).
+export async function linkFromLiveKitToken(server, livekitToken) {
+  const answer = await fetch(new URL("/livekit/link", server), {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token: livekitToken }),
+  });
+  if (!answer.ok) throw new Error(`LiveKit token refused by autohost: ${answer.status}`);
+  return answer.json();  // {table, seat, link}
+}
+
 export function connectTransport({ server, token, table, onMessage, onClose }) {
   const base = new URL(server, location.href);
   base.protocol = base.protocol === "https:" ? "wss:" : "ws:";
