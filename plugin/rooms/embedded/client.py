@@ -72,7 +72,9 @@ def http_answerer(url: str, token: str, client: httpx.AsyncClient | None = None)
 
     async def answer(sdp: str, kind: str) -> RTCSessionDescription:
         async with contextlib.AsyncExitStack() as stack:
-            http = client or await stack.enter_async_context(httpx.AsyncClient())
+            http = client
+            if http is None:
+                http = await stack.enter_async_context(httpx.AsyncClient())
             response = await http.post(url, json={"sdp": sdp, "type": kind, "token": token})
             response.raise_for_status()
             body: dict[str, Any] = response.json()
@@ -130,7 +132,7 @@ class RoomClient:
         """Arrival time of the last frame in which `frequency` is louder than threshold."""
         for arrived, samples in reversed(list(self._kept)):
             if _tone_level(samples, frequency) > threshold:
-                return arrived
+                return float(arrived)
         return None
 
     def _on_track(self, track: MediaStreamTrack) -> None:
@@ -148,7 +150,7 @@ class RoomClient:
             except MediaStreamError:
                 return
             self.frames_received += 1
-            if self._keep:
+            if self._keep and isinstance(frame, av.AudioFrame):
                 self._kept.append((time.monotonic(), converter.convert(frame)))
 
     async def close(self) -> None:

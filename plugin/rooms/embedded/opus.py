@@ -8,6 +8,8 @@ one encode is about 0.16 ms, i.e. under 1% of a core per stream at 50 frames a s
 
 from __future__ import annotations
 
+from typing import Any
+
 import av
 import numpy as np
 
@@ -29,7 +31,7 @@ class OpusStream:
         codec.options = {"application": "voip"}
         self._codec = codec
 
-    def encode(self, samples: np.ndarray, pts: int) -> list[av.Packet]:
+    def encode(self, samples: np.ndarray, pts: int) -> list[av.Packet[Any]]:
         """Encode one frame; the packets carry `pts` (the mixer's sample clock).
 
         libopus reports its own pts shifted by its look-ahead (it starts at -312); the

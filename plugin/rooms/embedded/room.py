@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Awaitable, Iterable
 from typing import Any
 
 import numpy as np
@@ -61,6 +61,7 @@ class EmbeddedRoom:
         self._presence: list[PresenceCallback] = []
         self._shared = OpusStream()
         self._tick_index = 0
+        self._tick_failed = False
         self.last_tick: float | None = None  # time.monotonic() of the latest mixer tick
         self._mixer: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()  # presence callbacks
@@ -193,11 +194,11 @@ class EmbeddedRoom:
         for callback in self._presence:
             self._spawn(callback(seat, joined))
 
-    def _spawn(self, coroutine: Coroutine[Any, Any, Any], *, cancel_on_stop: bool = True) -> None:
+    def _spawn(self, coroutine: Awaitable[Any], *, cancel_on_stop: bool = True) -> None:
         # A closing peer is awaited, never cancelled, at stop(): cancelling a task that
         # awaits aiortc's RTCPeerConnection.close() cancels aiortc's own "closed" future,
         # and aiortc's concurrent auto-close then fails with InvalidStateError.
-        task = asyncio.create_task(coroutine)
+        task = asyncio.ensure_future(coroutine)
         (self._tasks if cancel_on_stop else self._closing).add(task)
         task.add_done_callback(self._task_done)
 
@@ -229,7 +230,13 @@ class EmbeddedRoom:
                 await asyncio.sleep(delay)
             elif delay < -MAX_LAG_SECONDS:
                 deadline = time.monotonic()
-            self.tick()
+            try:
+                self.tick()
+            except Exception:
+                # A fault in one tick must not silence the table for good; say it once.
+                if not self._tick_failed:
+                    log.exception("embedded room: a mixer tick failed")
+                self._tick_failed = True
 
     def tick(self) -> None:
         """One 20 ms step: gate, mix, encode once (plus once per speaking listener), send."""
@@ -305,4 +312,5 @@ class EmbeddedRoom:
 
 
 def _clip(mix: np.ndarray) -> np.ndarray:
-    return np.clip(mix, -32768, 32767).astype(np.int16)
+    clipped: np.ndarray = np.clip(mix, -32768, 32767).astype(np.int16)
+    return clipped

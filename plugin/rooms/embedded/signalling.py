@@ -49,21 +49,22 @@ def rtc_routes(room_for: RoomFor, authorize: Authorize) -> list[Route]:
             return _error(400, "bad_request", "the body must be a JSON object")
         fields = {name: message.get(name) for name in ("sdp", "type", "token")}
         missing = [name for name, value in fields.items() if not isinstance(value, str)]
+        sdp, kind, token = (str(fields[name]) for name in ("sdp", "type", "token"))
         if missing:
             return _error(400, "bad_request", f"missing or not a string: {', '.join(missing)}")
-        if fields["type"] != "offer":
-            return _error(400, "bad_request", f"type must be 'offer', not {fields['type']!r}")
+        if kind != "offer":
+            return _error(400, "bad_request", f"type must be 'offer', not {kind!r}")
 
         room = room_for(table_id)
         if room is None:
             return _error(404, "no_table", f"no table {table_id!r}")
-        seat = authorize(table_id, fields["token"])
+        seat = authorize(table_id, token)
         if inspect.isawaitable(seat):
             seat = await seat
         if seat is None:
             return _error(403, "forbidden", "the token does not admit you to this table")
         try:
-            answer = await room.accept(seat, fields["sdp"], fields["type"])
+            answer = await room.accept(seat, sdp, kind)
         except ValueError as error:
             return _error(400, "bad_request", str(error))
         except RuntimeError as error:

@@ -8,6 +8,7 @@ room buffer audio, and gated audio can never sit here for long after a turn chan
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import av
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
@@ -22,10 +23,10 @@ class PacketTrack(MediaStreamTrack):
 
     def __init__(self) -> None:
         super().__init__()
-        self._queue: asyncio.Queue[av.Packet | None] = asyncio.Queue(maxsize=QUEUE_FRAMES)
+        self._queue: asyncio.Queue[av.Packet[Any] | None] = asyncio.Queue(maxsize=QUEUE_FRAMES)
         self.dropped = 0
 
-    def push(self, packet: av.Packet) -> None:
+    def push(self, packet: av.Packet[Any]) -> None:
         """Queue one packet for sending; drop the oldest if the sender is behind."""
         if self.readyState != "live":
             return
@@ -34,7 +35,7 @@ class PacketTrack(MediaStreamTrack):
             self.dropped += 1
         self._queue.put_nowait(packet)
 
-    async def recv(self) -> av.Packet:  # type: ignore[override]
+    async def recv(self) -> av.Packet[Any]:
         if self.readyState != "live":
             raise MediaStreamError
         packet = await self._queue.get()
