@@ -407,6 +407,11 @@ def _begin_vote(st: _Step) -> None:
         st.say("vote.cancelled", seat=gone[0])
         _finish_vote(st, "cancelled")
         return
+    if s.cancel_next_vote and vote.nominations:
+        s.cancel_next_vote = False
+        st.say("vote.cancelled", seat=(s.removed or vote.nominations)[-1])
+        _finish_vote(st, "cancelled")
+        return
     candidates = tuple(seat for seat in vote.nominations if seat in s.alive)
     if not candidates:
         st.say("vote.nobody")
@@ -810,8 +815,8 @@ def _on_shoot(st: _Step, event: ev.Shoot) -> None:
     if by not in s.alive or not s.is_black(by):
         raise IllegalAction("not_black", f"seat {by} is not a black player in the game")
     night = s.nights[-1]
-    if any(shooter == by for shooter, _ in night.shots):
-        raise IllegalAction("duplicate", f"seat {by} has already shot tonight")
+    # A second shot is recorded, not refused: mafiaratings 8.7, a black player who «shoots
+    # more than once» makes the mafia miss.
     _tonight(s, shots=(*night.shots, (by, target)))
 
 
@@ -823,8 +828,9 @@ def _after_shot(st: _Step) -> None:
     shots = dict(night.shots)
     black = [seat for seat in sorted(s.alive) if s.is_black(seat)]
     targets = {shots.get(seat) for seat in black}
+    once = len({by for by, _ in night.shots}) == len(night.shots)
     killed = None
-    if black and all(seat in shots for seat in black) and len(targets) == 1:
+    if black and once and all(seat in shots for seat in black) and len(targets) == 1:
         target = targets.pop()
         if target in s.alive:
             killed = target
@@ -937,7 +943,26 @@ def _on_disqualify(st: _Step, event: ev.Disqualify) -> None:
     seat = _alive_player(st, event.seat)
     st.say("disqualified", seat=seat)
     _leave(st, (seat,), "disqualified")
+    _removal_cancels_vote(st, seat)
     _out_of_turn(st, seat)
+
+
+def _removal_cancels_vote(st: _Step, seat: int) -> None:
+    """mafiaratings 9.10 (anti-monster, first variant): a player removed by a fourth warning
+    or a disqualification cancels the current vote, or else the closest one."""
+    s = st.s
+    if st.rules.removal_cancels_vote != "any" or s.winner is not None or s.single_vote:
+        return
+    vote = s.vote
+    if vote is not None and vote.outcome is None and not vote.eliminated:
+        if s.dialog is not None:
+            s.dialog = None
+            st.effects.append(CloseDialog())
+        st.wait()
+        st.say("vote.cancelled", seat=seat)
+        _finish_vote(st, "cancelled")
+    else:
+        s.cancel_next_vote = True
 
 
 def _on_foul(st: _Step, event: ev.Foul) -> None:
@@ -951,6 +976,7 @@ def _on_foul(st: _Step, event: ev.Foul) -> None:
         st.say("foul.removed", seat=seat)
         s.removed += (seat,)
         _leave(st, (seat,), "fouls")
+        _removal_cancels_vote(st, seat)
         _out_of_turn(st, seat)
     elif count == rules.removal_fouls - 1 and rules.third_foul != "none":
         # The next regular speech that has not started yet is lost (a speech under way

@@ -26,6 +26,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "single_candidate_day1": ("withdrawn", "vote"),
     "zero_votes": ("nobody", "tie"),
     "candidate_left_before_vote": ("cancel", "drop"),
+    "removal_cancels_vote": ("nominee", "any"),
     "third_foul": ("skip", "short", "none"),
     "tie_dialog_default": ("speeches", "revote"),
     "repeat_tie_dialog_default": ("end",),
@@ -60,6 +61,7 @@ class Rules:
     single_candidate_day1: str = "withdrawn"
     zero_votes: str = "nobody"
     candidate_left_before_vote: str = "cancel"
+    removal_cancels_vote: str = "nominee"  # "any": a removal by fouls cancels the closest vote
     tie_dialog_options: tuple[str, ...] = ()
     tie_dialog_default: str = "speeches"
     repeat_tie_dialog_options: tuple[str, ...] = ()

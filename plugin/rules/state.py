@@ -190,6 +190,7 @@ class GameState:
     fouls: tuple[int, ...] = ()
     skip_speech: frozenset[int] = frozenset()
     removed: tuple[int, ...] = ()
+    cancel_next_vote: bool = False  # fiim 9.10: a removal cancels the closest vote
     days: tuple[DayRecord, ...] = ()
     nights: tuple[NightRecord, ...] = ()
     victim: int | None = None  # last night's kill, speaking in the morning

@@ -32,20 +32,7 @@ INVALID = sorted(f for f in (HERE / "invalid").iterdir() if f.suffix in (".json"
 UNPARSABLE_ERRORS = {"not_json.txt": "not valid JSON"}
 
 # scenario file name -> why we believe the engine is wrong (strict xfail).
-DISAGREEMENTS: dict[str, str] = {
-    "game_38_fiim_fourth_foul_of_any_player_cancels_vote.json": (
-        "fiim 9.10 (mafiaratings rules.php, first variant, cited in config/rules/fiim.toml): "
-        "«If a player leaves the game by getting a fourth warning ... the closest or current "
-        "vote is canceled» — for any player, not only a nominee; the engine cancels only "
-        "for a nominee (candidate_left_before_vote), holds the vote and eliminates seat 5"
-    ),
-    "game_40_miss_when_a_black_player_shoots_twice.json": (
-        "mafiaratings 8.7: «If one of the members of the black team ... shoots more than once ... "
-        "then mafia have missed» (GAME.md: the kill lands only if every black player shot, all at "
-        "the same seat); the engine refuses the second shot as a duplicate, keeps the first and "
-        "kills seat 4"
-    ),
-}
+DISAGREEMENTS: dict[str, str] = {}
 
 
 def run_cli(file: Path) -> subprocess.CompletedProcess[str]:
