@@ -201,3 +201,43 @@ async def test_wrong_credentials_fail_at_start_without_retrying(contract):
     await room.stop()
     assert refused.value.status == 401
     assert room.retries == 0
+
+
+async def test_the_periodic_reconcile_silences_a_rejoin_nobody_reported(contract):
+    seat_players(contract, range(1, 3))
+    room = await started(contract, reconcile_every=0.05)
+    try:
+        await room.set_speakers(frozenset({1}))
+        contract.leave(ROOM, "seat-2")
+        contract.join(ROOM, "seat-2", attributes={"seat": "2"})  # no webhook, no room event
+        for _ in range(200):
+            if contract.publishing(ROOM) == {"seat-1", "host", "autohost-bot"}:
+                break
+            await asyncio.sleep(0.01)
+        assert contract.publishing(ROOM) == {"seat-1", "host", "autohost-bot"}
+    finally:
+        await room.stop()
+
+
+async def test_presence_from_listparticipants_with_grace(contract):
+    seat_players(contract, range(1, 3))
+    room = LiveKitRoom.connect(
+        contract.url, API_KEY, API_SECRET, ROOM, retry=FAST, reconcile_every=3600, grace=0.05
+    )
+    seen: list[tuple[int, bool]] = []
+
+    async def record(seat: int, joined: bool) -> None:
+        seen.append((seat, joined))
+
+    room.on_presence(record)  # before start, as the table does
+    await room.start()
+    try:
+        await room.reconcile()  # the same participants again: reported once
+        assert sorted(seen) == [(1, True), (2, True)]
+        contract.leave(ROOM, "seat-2")
+        await room.reconcile()
+        assert (2, False) not in seen  # not before the grace period
+        await asyncio.sleep(0.2)
+        assert seen[-1] == (2, False)
+    finally:
+        await room.stop()
