@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry
 from plugin.rooms.livekit.bot import LiveKitBot
+from plugin.rooms.livekit.hosting import BotRoom
 from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
 from plugin.rooms.livekit.webhook import webhook_route
 from tests.livekit.harness import API_KEY, API_SECRET
@@ -267,3 +268,50 @@ def _async(predicate):
         return bool(predicate())
 
     return check
+
+
+async def test_an_announcement_reaches_a_listener_through_the_bot(creds, room_name, tmp_path):
+    """The table's real voice (espeak-ng → announcer PCM → bot → LiveKit → a player)."""
+    from voice.announcer import Announcer
+    from voice.synth import EspeakMissing, Synthesizer, require_espeak
+
+    try:
+        require_espeak()
+    except EspeakMissing as missing:
+        pytest.skip(str(missing))
+    announcer = Announcer("en", synthesizer=Synthesizer(tmp_path / "voice"))
+    room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, room_name)
+    bot = LiveKitBot(creds.url, bot_token(creds, room_name), events=room)
+    hosted = BotRoom(room, bot, announcer.pcm_frames)
+    await hosted.start()
+    listener = rtc.Room()
+    loud = 0
+    heard = asyncio.Event()
+
+    async def listen(track: rtc.Track) -> None:
+        nonlocal loud
+        stream = rtc.AudioStream(track, sample_rate=48000, num_channels=1)
+        async for event in stream:
+            if np.abs(np.frombuffer(event.frame.data, np.int16)).max() > 1000:
+                loud += 1
+                if loud >= 20:
+                    heard.set()
+                    break
+        await stream.aclose()
+
+    tasks: list[asyncio.Task[None]] = []
+    listener.on(
+        "track_subscribed", lambda track, *_: tasks.append(asyncio.create_task(listen(track)))
+    )
+    await listener.connect(creds.url, player_token(creds, room_name, 2))
+    try:
+        await asyncio.sleep(0.5)
+        assert loud == 0  # silence until something is said
+        await announcer.announce("night", {})
+        await asyncio.wait_for(heard.wait(), 20)
+        assert [key for key, _ in announcer.spoken] == ["night"]
+    finally:
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await listener.disconnect()
+        await hosted.stop()
+        await announcer.stop()
