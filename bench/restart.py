@@ -140,9 +140,12 @@ async def main() -> None:
         listening, ready = await restart_subprocess(db, ids)
         print(f"subprocess after SIGKILL: spawn -> listening {listening:.2f} s")
         print(f"subprocess after SIGKILL: spawn -> all {len(ids)} tables answered {ready:.2f} s")
+    load = os.getloadavg()[0]
+    print(f"machine load average (1 min) at the end: {load:.1f} on {os.cpu_count()} cores")
     print(
         json.dumps(
             {
+                "load_average": round(load, 1),
                 "tables": len(ids),
                 "events": events,
                 "registry_rebuild_s": round(min(replays), 3),

@@ -1,8 +1,10 @@
 """The event log: one SQLite file (WAL) holding every table, its accepted inputs and its clock.
 
 Theory of operation (issue 4):
-- `append` commits an accepted input with `synchronous=FULL` BEFORE the table carries out
-  its effects or tells the sender it was accepted, so a crash never loses an acknowledged vote.
+- `append` / `commit` write an accepted input with `synchronous=FULL` BEFORE the table
+  carries out its effects or tells the sender it was accepted, so a crash never loses an
+  acknowledged vote. `commit` is the group commit the tables use: the inputs of every table
+  accepted in one turn of the event loop share one transaction (one fsync, ~3.5 ms here).
 - Undo marks an entry `undone`; nothing is ever deleted (the log is also the game's record).
 - `client_id` is unique per table: a retried client message is found and not applied twice.
 - The `clocks` row keeps the current timer and the time it had left; the table saves it on
@@ -11,6 +13,7 @@ Theory of operation (issue 4):
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -82,6 +85,7 @@ class EventLog:
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
         self._next_seq: dict[str, int] = {}
+        self._batch: list[tuple[tuple[Any, ...], asyncio.Future[int]]] = []
 
     # --- tables --------------------------------------------------------------------------
 
@@ -121,6 +125,52 @@ class EventLog:
             )
         self._next_seq[table_id] = seq + 1
         return seq
+
+    async def commit(
+        self,
+        table_id: str,
+        record: dict[str, Any],
+        *,
+        source: str,
+        client_id: str | None = None,
+    ) -> int:
+        """`append` with group commit: every input committed in the same turn of the event
+        loop (many tables at once) shares one transaction, so one fsync. Returns once the
+        input is durable, so the caller still acts only on committed input."""
+        seq = self._seq(table_id)
+        self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
+        row = (table_id, seq, _encode(record), time.time(), source, client_id)
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._batch.append((row, future))
+        if len(self._batch) == 1:
+            asyncio.get_running_loop().call_soon(self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        batch, self._batch = self._batch, []
+        insert = (
+            "INSERT INTO events (table_id, seq, record, wall, source, client_id)"
+            " VALUES (?, ?, ?, ?, ?, ?)"
+        )
+        try:
+            with self._transaction():
+                self._db.executemany(insert, [row for row, _ in batch])
+        except sqlite3.Error:
+            # One bad row must not sink the others: commit them one by one.
+            for row, future in batch:
+                try:
+                    with self._transaction():
+                        self._db.execute(insert, row)
+                except sqlite3.Error as error:
+                    if not future.done():
+                        future.set_exception(error)
+                else:
+                    if not future.done():
+                        future.set_result(row[1])
+            return
+        for row, future in batch:
+            if not future.done():
+                future.set_result(row[1])
 
     def find_client_id(self, table_id: str, client_id: str) -> int | None:
         """The sequence number of the input sent with this client message id, if any."""

@@ -234,7 +234,7 @@ class Table:
         if command.kind in TABLE_COMMANDS:
             return await self._handle_table_command(command)
         event, new_state, effects = self._first_accepted(sender, command)
-        seq = self.log.append(
+        seq = await self.log.commit(
             self.id, engine.to_record(event), source=source_of(sender), client_id=command.client_id
         )
         self.state = new_state
@@ -269,7 +269,7 @@ class Table:
             new_state, effects = engine.apply(self.state, event)
         except engine.RuleError as refusal:  # stale: the engine moved on meanwhile
             return Outcome(ok=False, code=refusal.reason, message=refusal.message)
-        seq = self.log.append(self.id, engine.to_record(event), source=CLOCK)
+        seq = await self.log.commit(self.id, engine.to_record(event), source=CLOCK)
         self.state = new_state
         await self._carry_out(effects)
         await self._changed()
@@ -282,7 +282,7 @@ class Table:
             pause = kind == "pause"
             if self.paused == pause:
                 raise Refused(f"already_{kind}d", f"the game is already {kind}d")
-            seq = self.log.append(
+            seq = await self.log.commit(
                 self.id, {"type": f"table.{kind}"}, source=source, client_id=command.client_id
             )
             self.paused = pause
@@ -292,7 +292,7 @@ class Table:
             if not self.countdown.active:
                 raise Refused("no_timer", "no timer runs now")
             seconds = command.fields.get("seconds", ADD_TIME_SECONDS)
-            seq = self.log.append(
+            seq = await self.log.commit(
                 self.id,
                 {"type": "table.add_time", "seconds": seconds},
                 source=source,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -85,3 +86,24 @@ def test_unknown_table_is_refused(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         log.append("nope", {"type": "x"}, source="host")
     log.close()
+
+
+async def test_group_commit_shares_a_transaction_and_survives_a_bad_row(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "log.db")
+    for table_id in ("t1", "t2"):
+        log.create_table(table_id, {})
+    log.append("t1", {"type": "first"}, source="1", client_id="1/dup")
+    results = await asyncio.gather(
+        log.commit("t1", {"type": "a"}, source="1"),
+        log.commit("t2", {"type": "b"}, source="2"),
+        log.commit("t1", {"type": "again"}, source="1", client_id="1/dup"),
+        log.commit("t2", {"type": "c"}, source="2"),
+        return_exceptions=True,
+    )
+    assert results[0] == 2 and results[1] == 1 and results[3] == 2
+    assert isinstance(results[2], sqlite3.IntegrityError)
+    log.close()
+    again = EventLog(tmp_path / "log.db")
+    assert [e.record["type"] for e in again.entries("t1")] == ["first", "a"]
+    assert [e.record["type"] for e in again.entries("t2")] == ["b", "c"]
+    again.close()
