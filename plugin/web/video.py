@@ -1,0 +1,298 @@
+"""The video mesh's signalling relay: `/video?token=...` (issue 8, docs/video.md).
+
+Video goes browser to browser: every page opens one RTCPeerConnection per other page of
+its table. This WebSocket only introduces the pages and carries their offers, answers and
+ICE candidates. Theory of operation:
+- A connection is admitted by its signed token (tokens.py): one table, one seat or the
+  host. The same seat connecting again replaces its older connection (a reload, a second
+  tab); every connection gets a number, `conn`, so peers can tell a rejoin from the page
+  they knew.
+- Each page is told who is present (`welcome` with the list of peers, then `join`/`leave`).
+- A `signal` goes only to a present peer of the SAME table; the sender is the token's seat
+  and connection, never a field of the message. Every message is validated (msgspec, at
+  most MAX_MESSAGE_BYTES); a bad one gets an `error` back and nothing is relayed.
+- Night: a pair of pages may only signal while both are awake (`may_link`, the same rule
+  the pages apply to what they send and show). By day everyone is; at the black team's
+  meeting the black players and the host are; in every other night phase no pair is. So a
+  modified page cannot set up a new connection to peek. A connection set up by day stays
+  open at night: the honest sender stops its track (replaceTrack(null) in video.js); the
+  server cannot cut a browser-to-browser connection (docs/video.md, "limits").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import msgspec
+from starlette.routing import BaseRoute, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .tokens import HOST, TokenError
+
+if TYPE_CHECKING:
+    from .app import Server
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 32 * 1024  # one video m-line's SDP is 3-6 KB in Chromium
+MAX_QUEUED = 256  # a page that does not read its signalling this long is dropped
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_NO_TABLE = 4404
+CLOSE_REPLACED = 4409  # the same seat connected again
+
+# plugin/rules/state.py NIGHT_PHASES, by name (the views carry the name too).
+NIGHT_PHASES = frozenset(
+    {"black_meeting", "don_meeting", "sheriff_meeting", "free_seating", "shot", "don_check",
+     "sheriff_check"}
+)  # fmt: skip
+BLACK_MEETING = "black_meeting"
+
+Who = int | Literal["host"]
+
+
+def awake(phase: str, who: Who, black: Collection[int]) -> bool:
+    """Whether `who` may see and be seen now: everyone by day; at the black team's meeting
+    the black players and the host; nobody else at night (eyes closed)."""
+    if phase not in NIGHT_PHASES:
+        return True
+    return phase == BLACK_MEETING and (who == HOST or who in black)
+
+
+def may_link(phase: str, a: Who, b: Who, black: Collection[int]) -> bool:
+    """Whether pages `a` and `b` may exchange video (and signalling) in `phase`."""
+    return a != b and awake(phase, a, black) and awake(phase, b, black)
+
+
+# --- messages ------------------------------------------------------------------------------
+
+Seat = Annotated[int, msgspec.Meta(ge=1, le=99)]
+Peer = Seat | Literal["host"]
+
+
+class Description(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    type: Literal["offer", "answer"]
+    sdp: Annotated[str, msgspec.Meta(min_length=1, max_length=24 * 1024)]
+
+
+class Candidate(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    candidate: Annotated[str, msgspec.Meta(max_length=1024)]
+    sdpMid: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    sdpMLineIndex: Annotated[int, msgspec.Meta(ge=0, le=64)] | None = None
+    usernameFragment: Annotated[str, msgspec.Meta(max_length=256)] | None = None
+
+
+class Signal(msgspec.Struct, tag="signal", tag_field="type", forbid_unknown_fields=True,
+             frozen=True, kw_only=True):  # fmt: skip
+    """An offer, an answer or one ICE candidate for the peer `to`. `gen` numbers the
+    sender's peer connections to that peer, so a rebuilt connection is told apart."""
+
+    to: Peer
+    gen: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)]
+    description: Description | None = None
+    candidate: Candidate | None = None
+
+
+_decoder = msgspec.json.Decoder(Signal)
+_encoder = msgspec.json.Encoder()
+
+
+class SignalError(Exception):
+    """A refused message. code: too_large | bad_json | bad_message | not_present | asleep."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def decode(raw: str | bytes) -> Signal:
+    """Validate one page's message; SignalError says why it is refused."""
+    data = raw.encode() if isinstance(raw, str) else raw
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise SignalError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
+    try:
+        message = _decoder.decode(data)
+    except msgspec.ValidationError as error:
+        raise SignalError("bad_message", str(error)) from None
+    except msgspec.DecodeError as error:
+        raise SignalError("bad_json", f"not JSON: {error}") from None
+    if (message.description is None) == (message.candidate is None):
+        raise SignalError("bad_message", "a signal carries a description or a candidate")
+    return message
+
+
+def encode(kind: str, **fields: Any) -> bytes:
+    return _encoder.encode({"type": kind, **fields})
+
+
+# --- the relay -----------------------------------------------------------------------------
+
+
+@dataclass(eq=False, slots=True, kw_only=True)
+class Link:
+    """One page's signalling connection, with its outbox drained by its own writer."""
+
+    table: str
+    seat: Who
+    conn: int
+    outbox: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
+    dropped: bool = False
+
+    def push(self, data: bytes) -> None:
+        if self.dropped:
+            return
+        if self.outbox.qsize() >= MAX_QUEUED:
+            self.close()
+            return
+        self.outbox.put_nowait(data)
+
+    def close(self) -> None:
+        """Stop the writer (it closes the socket)."""
+        if not self.dropped:
+            self.dropped = True
+            self.outbox.put_nowait(None)
+
+
+# (phase name, black seats) of a table now, or None when there is no such table.
+PhaseOf = Callable[[str], "tuple[str, frozenset[int]] | None"]
+
+
+class Relay:
+    """Who is connected to each table's mesh, and the relaying between them."""
+
+    def __init__(self, phase_of: PhaseOf) -> None:
+        self._phase_of = phase_of
+        self._links: dict[str, dict[Who, Link]] = {}
+        self._numbers = itertools.count(1)
+
+    def present(self, table: str) -> dict[Who, Link]:
+        return dict(self._links.get(table, {}))
+
+    def join(self, table: str, seat: Who) -> Link:
+        """Admit a page: it replaces the same seat's older page; everyone learns of it."""
+        link = Link(table=table, seat=seat, conn=next(self._numbers))
+        links = self._links.setdefault(table, {})
+        older = links.get(seat)
+        if older is not None:
+            self.leave(older)
+            older.push(encode("error", error="replaced", message="this seat connected again"))
+            older.close()
+        peers = [{"seat": s, "conn": other.conn} for s, other in links.items()]
+        link.push(encode("welcome", you=seat, conn=link.conn, peers=peers))
+        for other in links.values():
+            other.push(encode("join", seat=seat, conn=link.conn))
+        links[seat] = link
+        return link
+
+    def leave(self, link: Link) -> None:
+        links = self._links.get(link.table, {})
+        if links.get(link.seat) is not link:
+            return  # already replaced
+        del links[link.seat]
+        if not links:
+            self._links.pop(link.table, None)
+        for other in links.values():
+            other.push(encode("leave", seat=link.seat, conn=link.conn))
+
+    def relay(self, link: Link, raw: str | bytes) -> None:
+        """Deliver one message from `link`'s page, or tell it why not (SignalError)."""
+        message = decode(raw)
+        target = self._links.get(link.table, {}).get(message.to)
+        if target is None or target is link:
+            raise SignalError("not_present", f"{message.to!r} is not connected to this table")
+        now = self._phase_of(link.table)
+        if now is None:
+            raise SignalError("not_present", "the table is gone")
+        phase, black = now
+        if not may_link(phase, link.seat, message.to, black):
+            raise SignalError("asleep", f"no video between {link.seat!r} and {message.to!r} now")
+        fields: dict[str, Any] = {"from": link.seat, "conn": link.conn, "gen": message.gen}
+        if message.description is not None:
+            fields["description"] = msgspec.structs.asdict(message.description)
+        if message.candidate is not None:
+            fields["candidate"] = msgspec.structs.asdict(message.candidate)
+        target.push(encode("signal", **fields))
+
+
+def table_phase(server: Server) -> PhaseOf:
+    """The phase and black seats of a table of `server`'s registry."""
+
+    def phase_of(table_id: str) -> tuple[str, frozenset[int]] | None:
+        table = server.registry.tables.get(table_id) if server.registry else None
+        if table is None:
+            return None
+        state = table.state
+        phase = str(getattr(state.phase, "value", state.phase))
+        black = frozenset(s for s in range(1, state.players + 1) if state.is_black(s))
+        return phase, black
+
+    return phase_of
+
+
+def video_routes(server: Server) -> list[BaseRoute]:
+    """The `/video` signalling WebSocket for `create_app`'s `config.routes`."""
+    relay = Relay(table_phase(server))
+
+    async def endpoint(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            grant = server.signer.verify(websocket.query_params.get("token", ""))
+        except TokenError as refusal:
+            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+            return
+        if await server.table(grant.table) is None:
+            await _refuse(websocket, "no_table", f"no table {grant.table!r}", CLOSE_NO_TABLE)
+            return
+        await _serve(relay, websocket, grant.table, grant.seat)
+
+    route = WebSocketRoute("/video", endpoint)
+    route.relay = relay  # type: ignore[attr-defined]  # for tests and benches
+    return [route]
+
+
+async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+    await websocket.send_text(encode("error", error=code, message=message).decode())
+    await websocket.close(code=close_code, reason=code)
+
+
+async def _serve(relay: Relay, websocket: WebSocket, table: str, seat: Who) -> None:
+    link = relay.join(table, seat)
+
+    async def write() -> None:
+        while (data := await link.outbox.get()) is not None:
+            await websocket.send_text(data.decode())
+        # Dropped (replaced, or too slow): send what was queued before the end, then close.
+        while not link.outbox.empty():
+            data = link.outbox.get_nowait()
+            if data is not None:
+                await websocket.send_text(data.decode())
+        await websocket.close(code=CLOSE_REPLACED, reason="closed")
+
+    writer = asyncio.create_task(write(), name=f"video {table}/{seat}")
+    try:
+        while not link.dropped:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            raw = message.get("text")
+            if raw is None:
+                raw = message.get("bytes") or b""
+            try:
+                relay.relay(link, raw)
+            except SignalError as refusal:
+                link.push(encode("error", error=refusal.code, message=refusal.message))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        relay.leave(link)
+        if not link.dropped:
+            link.dropped = True
+            writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await writer
