@@ -315,3 +315,21 @@ async def test_an_announcement_reaches_a_listener_through_the_bot(creds, room_na
         await listener.disconnect()
         await hosted.stop()
         await announcer.stop()
+
+
+async def test_a_removed_bot_joins_again_and_publishes(creds, room_name):
+    bot = LiveKitBot(creds.url, lambda: bot_token(creds, room_name), rejoin_delay=0.05)
+    await bot.start()
+    try:
+        async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
+            await lkapi.room.remove_participant(
+                api.RoomParticipantIdentity(room=room_name, identity="autohost-bot")
+            )
+
+            async def back() -> bool:
+                return bot.rejoins == 1 and "autohost-bot" in await mic_publishers(lkapi, room_name)
+
+            await eventually(back, "the bot is back in the room with its voice track", 500)
+    finally:
+        await bot.stop()
+    assert bot.rejoins == 1

@@ -5,13 +5,16 @@ hands it 20 ms frames of 16-bit mono PCM at 48 kHz (960 samples), the same cache
 the embedded room plays. `capture_frame` waits while the source's queue is full, which
 paces a producer that runs ahead of real time. The bot also sees who joins and leaves
 and passes that to the room (the same events the webhook brings; duplicates are fine).
+The SDK resumes a dropped connection by itself; when the room is lost for good anyway
+(removed by an admin, server restarted) the bot joins again with backoff, on the same
+audio source, unless it was replaced by another bot with its identity.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Callable
 from typing import Any, cast
 
 from livekit import rtc
@@ -24,18 +27,33 @@ log = logging.getLogger(__name__)
 SAMPLE_RATE = 48_000
 FRAME_SAMPLES = 960  # 20 ms at 48 kHz
 FRAME_BYTES = FRAME_SAMPLES * 2
+# Lost for good by our own hand or to another bot with our identity: do not join again.
+FINAL_REASONS = frozenset({rtc.DisconnectReason.CLIENT_INITIATED,
+                           rtc.DisconnectReason.DUPLICATE_IDENTITY})  # fmt: skip
 
 
 class LiveKitBot:
-    """Joins `url` with `token` (identity autohost-bot), publishes the voice track."""
+    """Joins `url` with `token` (identity autohost-bot), publishes the voice track.
+
+    `token` may be a callable giving a fresh token for each join (tokens expire).
+    """
 
     def __init__(
-        self, url: str, token: str, *, events: RoomEvents | None = None, queue_ms: int = 200
+        self,
+        url: str,
+        token: str | Callable[[], str],
+        *,
+        events: RoomEvents | None = None,
+        queue_ms: int = 200,
+        rejoin_delay: float = 0.5,
     ) -> None:
         self.url = url
         self.room = rtc.Room()
         self.frames_sent = 0
+        self.rejoins = 0
         self._token = token
+        self._rejoin_delay = rejoin_delay
+        self._stopping = False
         self._events = events
         self._queue_ms = queue_ms  # short: an urgent phrase must not wait behind a second
         self._source: rtc.AudioSource | None = None
@@ -47,15 +65,41 @@ class LiveKitBot:
 
     async def start(self) -> None:
         """Connect, publish the microphone track, then report who is already there."""
-        self.room.on("participant_connected", self._joined)
-        self.room.on("participant_disconnected", self._left)
-        await self.room.connect(self.url, self._token, rtc.RoomOptions(auto_subscribe=False))
         self._source = rtc.AudioSource(SAMPLE_RATE, 1, queue_size_ms=self._queue_ms)
+        await self._join(self.room)
+
+    async def _join(self, room: rtc.Room) -> None:
+        assert self._source is not None
+        room.on("participant_connected", self._joined)
+        room.on("participant_disconnected", self._left)
+        room.on("disconnected", self._disconnected)
+        token = self._token() if callable(self._token) else self._token
+        await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
+        self.room = room
         track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
         options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
-        await self.room.local_participant.publish_track(track, options)
-        for participant in self.room.remote_participants.values():
+        await room.local_participant.publish_track(track, options)
+        for participant in room.remote_participants.values():
             self._joined(participant)
+
+    def _disconnected(self, reason: int) -> None:
+        if self._stopping or reason in FINAL_REASONS:
+            return
+        log.warning("livekit: the bot lost the room (reason %s); joining again", reason)
+        self._spawn(self._rejoin())
+
+    async def _rejoin(self) -> None:
+        delay = self._rejoin_delay
+        while not self._stopping:
+            try:
+                await self._join(rtc.Room())
+            except Exception as error:
+                log.warning("livekit: the bot could not join again: %s", error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10.0)
+            else:
+                self.rejoins += 1
+                return
 
     async def play(self, frames: AsyncIterable[bytes]) -> None:
         """Send every frame of `frames` (20 ms, 960 int16 samples each) into the track."""
@@ -75,6 +119,7 @@ class LiveKitBot:
             self._source.clear_queue()
 
     async def stop(self) -> None:
+        self._stopping = True
         tasks = list(self._tasks)
         for task in tasks:
             task.cancel()

@@ -111,7 +111,7 @@ class LiveKitTables:
             self.creds.url, self.creds.api_key, self.creds.api_secret, self.room_name,
             reconcile_every=self._reconcile_every, grace=self._grace,
         )  # fmt: skip
-        bot = LiveKitBot(self.creds.url, bot_token(self.creds, self.room_name), events=room)
+        bot = LiveKitBot(self.creds.url, lambda: bot_token(self.creds, self.room_name), events=room)
         frames = getattr(voice, "pcm_frames", None)
         on_cut = getattr(voice, "on_cut", None)
         if on_cut is not None:
