@@ -255,6 +255,8 @@ class EventLog:
 
     def close(self) -> None:
         """Checkpoint the WAL into the main file and close (shutdown: the log is flushed)."""
+        if self._batch:
+            self._flush()  # inputs accepted in this very turn of the loop are kept too
         try:
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:

@@ -140,6 +140,12 @@ class Table:
             self._worker.cancel()
             await asyncio.gather(self._worker, return_exceptions=True)
             self._worker = None
+        while not self._queue.empty():  # nobody waits forever for a stopped table
+            job = self._queue.get_nowait()
+            if job.reply is not None and not job.reply.done():
+                job.reply.set_result(
+                    Outcome(ok=False, code="stopping", message="the table is shutting down")
+                )
         self.save_clock(force=True)
         self.countdown.stop()
         await self._release()

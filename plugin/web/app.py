@@ -81,6 +81,11 @@ class Server:
         except TokenError:
             return None
 
+    def room_for(self, table_id: str) -> Any:
+        """The room backend of a running table, None if it is not open (rtc_routes)."""
+        table = self.registry.tables.get(table_id) if self.registry else None
+        return None if table is None else table.room
+
     def links(self, table: Table) -> dict[str, Any]:
         return table_links(
             self.signer, self.config.base_url, table.id, table.settings.seats,
