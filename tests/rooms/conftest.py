@@ -12,8 +12,11 @@ from plugin.rooms.embedded import EmbeddedRoom, loopback_ice
 from plugin.rooms.embedded.client import RoomClient, ToneTrack, tone_frames
 
 BOT_HZ = 440.0
-HEARD = 1000.0  # RMS at a tone's pitch: a sent tone of amplitude 8000 arrives at 4000-5700
-SILENT = 100.0  # ... and a tone that is not forwarded measures under 1
+# RMS at a tone's pitch, loudest 80 ms block (RoomClient.level): a forwarded tone of
+# amplitude 8000 arrives at 4000-5700; one that is not forwarded measures 0-300 (Opus
+# coding noise of the other voices, measured under heavy load).
+HEARD = 2000.0
+SILENT = 600.0
 
 
 def pitch(seat: int | str) -> float:
@@ -21,13 +24,24 @@ def pitch(seat: int | str) -> float:
     return 600.0 + 100.0 * seat if isinstance(seat, int) else 2500.0
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+async def until(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
     """Wait for a condition (audio takes a few frames to arrive); fail if it never holds."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached before the timeout")
         await asyncio.sleep(0.02)
+
+
+async def frames_later(client: RoomClient, frames: int = 2) -> float:
+    """Wait until `frames` more frames have arrived; the monotonic time then.
+
+    After the first frame of a new mix, the next one may still carry a few ms of the old
+    mix (libopus looks 6.5 ms ahead), hence two frames.
+    """
+    target = client.frames_received + frames
+    await until(lambda: client.frames_received >= target)
+    return time.monotonic()
 
 
 def hears(client: RoomClient, frequency: float, window: float = 0.3) -> bool:

@@ -24,6 +24,8 @@ from .frames import FRAME_SAMPLES, FRAME_SECONDS, SAMPLE_RATE, MonoConverter, to
 from .frames import tone as tone_frame
 from .frames import tone_level as _tone_level
 
+LEVEL_FRAMES = 4  # 80 ms blocks: 12.5 Hz resolution, test pitches are 100 Hz apart
+
 # (offer sdp, offer type) -> the room's answer
 Answerer = Callable[[str, str], Awaitable[RTCSessionDescription]]
 
@@ -116,9 +118,15 @@ class RoomClient:
         self._transceiver.sender.replaceTrack(self.source if on else None)
 
     def level(self, frequency: float, since: float = 0.0, until: float = float("inf")) -> float:
-        """How loud `frequency` was in what arrived between two monotonic times."""
+        """How loud `frequency` was at its loudest in what arrived between two monotonic
+        times, measured over blocks of LEVEL_FRAMES frames (so a gap in the stream, or a
+        concealed packet, does not hide a voice that is there)."""
         chunks = [s for t, s in list(self._kept) if since <= t <= until]
-        return _tone_level(np.concatenate(chunks), frequency) if chunks else 0.0
+        blocks = [
+            np.concatenate(chunks[i : i + LEVEL_FRAMES])
+            for i in range(0, len(chunks), LEVEL_FRAMES)
+        ]
+        return max((_tone_level(block, frequency) for block in blocks), default=0.0)
 
     def loudness(self, since: float = 0.0) -> float:
         """RMS of everything that arrived since a monotonic time (any voice, any pitch)."""

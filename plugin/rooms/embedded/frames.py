@@ -60,16 +60,18 @@ def tone(frequency: float, start_sample: int, amplitude: int = 8000) -> np.ndarr
 
 
 def tone_level(samples: np.ndarray, frequency: float) -> float:
-    """RMS amplitude of `samples` at `frequency` (Goertzel-like projection), 0..32767.
+    """RMS of the sine at `frequency` in `samples` (0..23170 for int16), Hann-windowed.
 
     Used to tell voices apart in tests and benches: each test source sings its own pitch.
+    The Hann window keeps a loud tone 100 Hz away from leaking into the measure (under
+    0.2% over 80 ms), where a plain projection would leak a few percent.
     """
-    if len(samples) == 0:
+    if len(samples) < 2:
         return 0.0
-    x = samples.astype(np.float64)
+    x = samples.astype(np.float64) * np.hanning(len(samples))
     n = np.arange(len(x))
     w = 2 * np.pi * frequency / SAMPLE_RATE
     re = float(np.dot(x, np.cos(w * n)))
     im = float(np.dot(x, np.sin(w * n)))
-    # A sine of amplitude A projects to A*N/2; report its RMS, A/sqrt(2).
-    return float(np.hypot(re, im) * 2 / len(x) / np.sqrt(2))
+    # A sine of amplitude A projects to A/2 * sum(window) = A*N/4; report A/sqrt(2).
+    return float(np.hypot(re, im) * 4 / len(x) / np.sqrt(2))
