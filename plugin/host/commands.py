@@ -115,7 +115,7 @@ def candidate_events(state: Any, sender: Sender, command: Command) -> list[Any]:
         return [ev.EndGame(winner=f.get("winner"))]
     if kind == "end_speech":
         # End a speech: the speaker passes (the host for him), or the running timer runs out.
-        found = [ev.PassSpeech(seat=s) for s in _current_speakers(state)]
+        found: list[Any] = [ev.PassSpeech(seat=s) for s in _current_speakers(state)]
         found += _expire(state)
         if not found:
             raise Refused("no_speech", "nobody is speaking and no timer runs")
@@ -123,7 +123,7 @@ def candidate_events(state: Any, sender: Sender, command: Command) -> list[Any]:
     if kind == "next":
         # The host's one key for "the next expected step": start the revote when the engine
         # waits for it, close the open dialog with its default, else end the running timer.
-        found: list[Any] = []
+        found = []
         if getattr(state, "dialog", None) is not None:
             found.append(ev.HostChoice(choice="close"))
         found.append(ev.HostChoice(choice="start_revote"))

@@ -49,7 +49,9 @@ class Countdown:
 
     # --- what the table does with it -------------------------------------------------
 
-    def start(self, timer_id: int, seconds: float, *, warn_at: float = 0, paused: bool = False):
+    def start(
+        self, timer_id: int, seconds: float, *, warn_at: float = 0, paused: bool = False
+    ) -> None:
         """Replace the running timer (if any) with `timer_id`, `seconds` long."""
         self._cancel()
         self.timer_id = timer_id

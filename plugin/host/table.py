@@ -232,8 +232,9 @@ class Table:
             return Outcome(ok=True)
         if command.client_id is not None:
             # Client ids are the sender's own: seat 3's "1" and seat 4's "1" are different.
-            command = replace(command, client_id=f"{source_of(sender)}/{command.client_id}")
-            seq = self.log.find_client_id(self.id, command.client_id)
+            key = f"{source_of(sender)}/{command.client_id}"
+            command = replace(command, client_id=key)
+            seq = self.log.find_client_id(self.id, key)
             if seq is not None:  # a retry: applied once, acked again (issue 4)
                 return Outcome(ok=True, duplicate=True, seq=seq)
         authorize(sender, command)

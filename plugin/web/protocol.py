@@ -19,9 +19,7 @@ ClientId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 Seat = Annotated[int, msgspec.Meta(ge=1, le=99)]
 
 
-class Message(
-    msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True, frozen=True
-):
+class Message(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, kw_only=True):
     """Every client message carries the protocol version and a client message id."""
 
     v: int
