@@ -114,6 +114,7 @@ class Table:
         self._worker: asyncio.Task[None] | None = None
         self._saved_clock: ClockRow | None = None
         self._released = False
+        self._stopped = False
 
     # --- lifetime ----------------------------------------------------------------------
 
@@ -136,6 +137,7 @@ class Table:
 
     async def stop(self) -> None:
         """Finish the input being handled, save the timer, give every microphone back."""
+        self._stopped = True
         if self._worker is not None:
             self._worker.cancel()
             await asyncio.gather(self._worker, return_exceptions=True)
@@ -156,6 +158,8 @@ class Table:
 
     async def submit(self, sender: Sender, command: Command) -> Outcome:
         """Queue one command and wait until it is handled (committed and carried out)."""
+        if self._stopped:
+            return Outcome(ok=False, code="stopping", message="the table is shutting down")
         reply: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Job(sender, command, reply))
         return await reply

@@ -194,6 +194,8 @@ async def test_stop_gives_every_microphone_back(harness: Harness) -> None:
     await harness.to_day_one()
     await harness.table.stop()
     assert harness.room.released and harness.room.stopped and harness.voice.stopped
+    late = await harness.send(HOST, "next")  # answered, not left waiting forever
+    assert not late.ok and late.code == "stopping"
     await harness.reopen()  # so the fixture's teardown has a live table
 
 
