@@ -42,6 +42,7 @@ class Server:
     """`autohost serve` as a subprocess; the same command line every time it is started."""
 
     def __init__(self, db: Path) -> None:
+        self.db = db
         self.port = free_port()
         self.command = [
             *AUTOHOST, "serve", "--port", str(self.port), "--db", str(db), "--admin-key", ADMIN,
@@ -211,3 +212,5 @@ def test_sigkill_in_the_middle_of_a_vote_loses_nothing(server: Server) -> None:
     for widget in (host, *seats.values()):
         widget.close()
     assert server.stop() == 0  # SIGTERM: a clean shutdown
+    wal = server.db.with_name(server.db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0  # the log was flushed and checkpointed
