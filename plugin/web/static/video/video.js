@@ -34,6 +34,7 @@ export const QUALITY = {
 };
 
 const CONNECT_TIMEOUT_MS = 10_000; // a peer not connected by then shows "no video"
+const POLL_MS = 1000; // how often a tile checks that its frames still arrive
 
 /** Whether `who` may see and be seen in `phase` (video.py `awake`). */
 export function awake(phase, who, black) {
@@ -107,6 +108,7 @@ class Mesh {
   }
 
   connect(url) {
+    this.poller = setInterval(() => this.poll().catch(() => {}), POLL_MS);
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url);
       this.ws = ws;
@@ -229,6 +231,11 @@ class Mesh {
       peers: () => Object.fromEntries(
         [...this.peers].map(([seat, peer]) => [seat, peer.pc.connectionState])),
       errors: () => [...this.errors],
+      debug: () => Object.fromEntries([...this.peers].map(([seat, peer]) => [seat, {
+        connection: peer.pc.connectionState, gen: peer.gen, remoteGen: peer.remoteGen,
+        sending: peer.sending, transceivers: peer.pc.getTransceivers().length,
+        frames: peer.frames, flowing: peer.flowing,
+      }])),
       send: (message) => this.send(message), // raw signalling (tests)
     };
   }
@@ -236,19 +243,23 @@ class Mesh {
   /** framesDecoded of the inbound video from each peer, by seat (tests, the console). */
   async stats() {
     const out = {};
-    for (const [seat, peer] of this.peers) {
-      const report = await peer.pc.getStats();
-      let frames = 0;
-      report.forEach((s) => {
-        if (s.type === "inbound-rtp" && s.kind === "video") frames += s.framesDecoded ?? 0;
-      });
-      out[seat] = frames;
-    }
+    for (const [seat, peer] of this.peers) out[seat] = await peer.decoded();
     return out;
+  }
+
+  /** Every POLL_MS: which peers' frames are still arriving (their tiles' "live"). */
+  async poll() {
+    for (const peer of [...this.peers.values()]) {
+      const frames = await peer.decoded();
+      peer.flowing = frames > peer.frames;
+      peer.frames = frames;
+      peer.paint();
+    }
   }
 
   stop() {
     this.stopped = true;
+    clearInterval(this.poller);
     for (const peer of this.peers.values()) peer.close();
     this.peers.clear();
     this.ws?.close();
@@ -272,6 +283,8 @@ class Peer {
     this.ignoreOffer = false;
     this.stream = null;
     this.closed = false;
+    this.frames = 0; // framesDecoded at the last poll
+    this.flowing = false;
     this.started = performance.now();
     // A closed network: no STUN or TURN, host candidates only (FIELD-NOTES).
     this.pc = new RTCPeerConnection({ iceServers: [] });
@@ -285,7 +298,6 @@ class Peer {
     this.sending = Boolean(mesh.localTrack);
     this.pc.ontrack = ({ track, streams }) => {
       this.stream = streams[0] ?? new MediaStream([track]);
-      track.onunmute = () => this.paint();
       this.paint();
     };
     this.pc.onicecandidate = ({ candidate }) => {
@@ -340,6 +352,15 @@ class Peer {
   }
 
   /** Sender encoding limits: the quality's bitrate and frame rate (docs/video.md). */
+  async decoded() {
+    if (this.closed) return this.frames;
+    let frames = 0;
+    (await this.pc.getStats()).forEach((s) => {
+      if (s.type === "inbound-rtp" && s.kind === "video") frames += s.framesDecoded ?? 0;
+    });
+    return frames;
+  }
+
   async limit() {
     if (!this.sender) return;
     try {
@@ -373,8 +394,10 @@ class Peer {
     const tile = m.tileFor(this.seat);
     if (!tile) return;
     const state = this.pc.connectionState;
-    const live = state === "connected" && this.stream &&
-      this.stream.getVideoTracks().some((t) => t.readyState === "live" && !t.muted);
+    // Live = frames decoded since the last poll. Not `track.muted`: after a perfect-
+    // negotiation rollback Chromium leaves the polite side's remote track muted while
+    // its frames decode (seen in tests/e2e/test_video.py).
+    const live = state === "connected" && this.stream && this.flowing;
     let shown;
     if (!mayLink(m.phase, m.me, this.seat, m.black)) shown = "hidden";
     else if (live) shown = "live";
