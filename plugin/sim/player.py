@@ -1,0 +1,204 @@
+"""SimPlayer: one simulated player, joined to a table exactly as a browser page joins it.
+
+It speaks the table's WebSocket protocol (/ws?token=...) with its seat's signed token,
+reconnecting with backoff when the socket drops, and acts on each view by its Strategy.
+With audio on it also joins the embedded room over WebRTC (aiortc, POST /rtc/{table}/offer,
+the same route media.js uses): its microphone is a SpeechTrack that says the bot's
+synthesised line during its own speech and is silent otherwise; it sends only while its
+seat may speak (the server gates anyway), and it always drains what it receives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+import websockets
+
+from plugin.rooms.embedded.client import RoomClient, http_answerer
+
+from .speech import SpeechTrack, render_line
+from .strategy import SPEECH_PHASES, Move, Strategy
+
+log = logging.getLogger(__name__)
+
+FIRST_BACKOFF, MAX_BACKOFF = 0.25, 5.0
+FINAL_CLOSE_CODES = {4401, 4404}  # plugin/web/app.py: bad token, no table
+
+
+class SimPlayer:
+    """A bot in `seat` of table `table_id` on the server at `base_url` (http://host:port)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        table_id: str,
+        seat: int,
+        token: str,
+        *,
+        seed: int = 0,
+        lang: str = "en",
+        audio: bool = True,
+        voice: bool = True,
+        speech_seconds: float = 3.0,
+        think_seconds: float = 1.0,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.table_id = table_id
+        self.seat = seat
+        self._token = token
+        self.lang = lang
+        self.strategy = Strategy(
+            seat, seed, speech_seconds=speech_seconds, think_seconds=think_seconds
+        )
+        self.audio = audio
+        self.voice = voice
+        self.on_event = on_event
+        self.view: dict[str, Any] | None = None
+        self.states = 0
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.microphone: SpeechTrack | None = None
+        self.room: RoomClient | None = None
+        self._line: np.ndarray | None = None
+        self._socket: Any = None
+        self._counter = 0
+        self._task: asyncio.Task[None] | None = None
+        self._moves: set[asyncio.Task[None]] = set()
+        self._changed = asyncio.Event()
+        self._stopping = False
+
+    # -- lifetime -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Join the audio room (when audio is on) and start following the table."""
+        if self.audio:
+            await self._join_audio()
+        self._task = asyncio.create_task(self._run(), name=f"sim seat {self.seat}")
+
+    async def stop(self) -> None:
+        """Leave: cancel pending moves, close the socket and the WebRTC connection."""
+        self._stopping = True
+        tasks = [t for t in (self._task, *self._moves) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._socket is not None:
+            with contextlib.suppress(Exception):
+                await self._socket.close()
+        if self.room is not None:
+            await self.room.close()
+            self.room = None
+
+    async def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> None:
+        """Wait until the latest view satisfies `predicate` (tests, the demo)."""
+        async with asyncio.timeout(timeout):
+            while self.view is None or not predicate(self.view):
+                self._changed.clear()
+                await self._changed.wait()
+
+    async def drop_connection(self) -> None:
+        """Close the socket as a network fault would (it reconnects by itself)."""
+        if self._socket is not None:
+            await self._socket.close(code=4000, reason="dropped")
+
+    # -- audio ----------------------------------------------------------------------------
+
+    async def _join_audio(self) -> None:
+        self.microphone = SpeechTrack()
+        room = RoomClient(self.microphone, keep_seconds=0)
+        url = f"{self.base_url}/rtc/{quote(self.table_id)}/offer"
+        try:
+            await room.connect(http_answerer(url, self._token))
+        except Exception as error:  # the game goes on without this bot's audio
+            log.warning("seat %s: no audio (%s)", self.seat, error)
+            await room.close()
+            self.microphone = None
+            return
+        room.set_sending(False)
+        self.room = room
+        if self.voice:
+            try:
+                self._line = await render_line(self.lang, self.seat)
+            except Exception as error:
+                log.warning("seat %s: no synthesised line (%s)", self.seat, error)
+
+    # -- the protocol ---------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        ws_base = "ws" + self.base_url.removeprefix("http")
+        url = f"{ws_base}/ws?token={quote(self._token)}"
+        backoff = FIRST_BACKOFF
+        while not self._stopping:
+            try:
+                async with websockets.connect(url, max_size=2**20) as socket:
+                    self._socket = socket
+                    backoff = FIRST_BACKOFF
+                    async for raw in socket:
+                        self._receive(json.loads(raw))
+                    if socket.close_code in FINAL_CLOSE_CODES:
+                        log.error("seat %s: refused (%s)", self.seat, socket.close_reason)
+                        return
+            except asyncio.CancelledError:
+                raise
+            except (OSError, websockets.WebSocketException) as error:
+                log.debug("seat %s: socket lost (%s)", self.seat, error)
+            finally:
+                self._socket = None
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "error":
+            self.errors.append(message)
+            return
+        if kind != "state":
+            return
+        self.view = message
+        self.states += 1
+        self._changed.set()
+        if self.room is not None:
+            self.room.set_sending(self.seat in message.get("speakers", []))
+        for move in self.strategy.moves(message):
+            task = asyncio.create_task(self._do(move))
+            self._moves.add(task)
+            task.add_done_callback(self._moves.discard)
+
+    async def _do(self, move: Move) -> None:
+        if move.delay > 0:
+            await asyncio.sleep(move.delay)
+        view = self.view or {}
+        if move.type == "say":
+            if self.microphone is not None and self._line is not None:
+                self.microphone.say(self._line)
+            self._note(f"{self.seat}: says its line")
+            return
+        if move.type == "pass" and not (
+            view.get("speaker") == self.seat and view.get("phase") in SPEECH_PHASES
+        ):
+            return  # the speech ended meanwhile (timer, host)
+        await self.send(move.type, move.fields)
+
+    async def send(self, kind: str, fields: dict[str, Any] | None = None) -> None:
+        """Send one protocol message (dropped silently while disconnected)."""
+        socket = self._socket
+        if socket is None:
+            return
+        self._counter += 1
+        message = {"v": 1, "id": f"sim{self.seat}-{self._counter}", "type": kind, **(fields or {})}
+        self.sent.append((kind, dict(fields or {})))
+        self._note(f"{self.seat}: {kind} {fields or ''}".rstrip())
+        with contextlib.suppress(websockets.WebSocketException):
+            await socket.send(json.dumps(message))
+
+    def _note(self, text: str) -> None:
+        if self.on_event is not None:
+            self.on_event(text)

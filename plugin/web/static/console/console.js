@@ -1,0 +1,242 @@
+// The host console (issue 6): every seat with its role and fouls, corrections, the
+// manual/auto switch, the tie dialog of seed 004, and one "next step" key (space).
+//
+// Like the widget it only shows the host view and sends protocol messages; the table
+// decides. Closing the tie dialog (×, Escape) sends choice "close": the engine takes the
+// dialog's default (seed 004: «закриття вікна» = the default option).
+
+import { loadTexts } from "../i18n/i18n.js";
+import { startAudio, startVideoIfAvailable } from "../widget/av.js";
+import { Countdown, formatSeconds } from "../widget/clock.js";
+import { openSocket, tableIdFromPath, takeToken } from "../widget/socket.js";
+import { dayTitle, ensureTiles, phaseTitle, renderTiles, toast } from "../widget/tiles.js";
+
+const $ = (id) => document.getElementById(id);
+const ARM_MS = 3000; // a destructive seat action needs a second click within this time
+
+const token = takeToken();
+const tableId = tableIdFromPath();
+const countdown = new Countdown();
+let t = await loadTexts("en");
+let view = null;
+let status = "connecting";
+let armed = null; // "remove:3" while waiting for the confirming click
+let armedTimer = null;
+let mediaStarted = false;
+let video = null;
+let room = null;
+let micOn = true;
+
+const socket = openSocket(token, {
+  onState: (next) => receive(next),
+  onStatus: (next) => {
+    status = next;
+    renderStatus();
+  },
+  onError: (error) => toast($("toast"), t("error", { message: error.message || error.error })),
+});
+window.__console = { socket, get view() { return view; } }; // tests and debugging
+
+function send(type, fields) {
+  socket.send(type, fields);
+}
+
+async function receive(next) {
+  const language = next.table?.language ?? "en";
+  if (t.lang !== language) {
+    t = await loadTexts(language);
+    document.documentElement.lang = t.lang;
+  }
+  view = next;
+  countdown.update(view.clock);
+  render();
+  video?.update(view);
+  if (!mediaStarted) {
+    mediaStarted = true;
+    // The host's microphone is always forwarded (the server's gate): he talks to the table.
+    startAudio({ tableId, token, audio: $("room-audio") })
+      .then((joined) => {
+        room = joined;
+        return room.setSending(micOn);
+      })
+      .catch((error) => toast($("toast"), t("media.error", { message: error.message }), 8000));
+    startVideoIfAvailable({
+      token,
+      seat: "host",
+      tileFor: (s) => ensureTiles($("tiles"), view.table.seats)(s)?.querySelector(".video"),
+    }).then((handle) => {
+      video = handle;
+      if (view) video.update(view);
+    });
+  }
+}
+
+function arm(key, onConfirm) {
+  if (armed === key) {
+    armed = null;
+    clearTimeout(armedTimer);
+    onConfirm();
+  } else {
+    armed = key;
+    clearTimeout(armedTimer);
+    armedTimer = setTimeout(() => {
+      armed = null;
+      render();
+    }, ARM_MS);
+  }
+  render();
+}
+
+function buttonsFor(seat) {
+  if (view.phase === "lobby" || view.over) return [];
+  const alive = view.alive.includes(seat);
+  if (!alive) return [];
+  const removeKey = `remove:${seat}`;
+  const dqKey = `disqualify:${seat}`;
+  return [
+    { label: t("console.foul"), title: t("fouls"), className: "foul-btn", onClick: () => send("foul", { seat }) },
+    {
+      label: armed === removeKey ? t("console.sure") : t("console.remove"),
+      title: t("console.remove"),
+      className: `remove-btn${armed === removeKey ? " armed" : ""}`,
+      onClick: () => arm(removeKey, () => send("remove", { seat })),
+    },
+    {
+      label: armed === dqKey ? t("console.sure") : t("console.disqualify_short"),
+      title: t("console.disqualify"),
+      className: `disqualify-btn${armed === dqKey ? " armed" : ""}`,
+      onClick: () => arm(dqKey, () => send("disqualify", { seat })),
+    },
+  ];
+}
+
+function render() {
+  if (!view) return;
+  $("phase").textContent = phaseTitle(view, t);
+  $("day").textContent = dayTitle(view, t);
+  $("paused").hidden = !view.table?.paused;
+  $("paused").textContent = t("paused");
+  $("manual").checked = Boolean(view.manual);
+  $("manual-label").textContent = t("console.manual");
+  $("next-label").textContent = view.phase === "lobby" ? t("console.start") : t("console.next");
+  $("next-hint").textContent = t("console.next_hint");
+  $("start-revote").hidden = !view.awaiting_revote;
+  $("start-revote").textContent = t("console.start_revote");
+  $("pause").textContent = t("console.pause");
+  $("pause").disabled = Boolean(view.table?.paused);
+  $("resume").textContent = t("console.resume");
+  $("resume").disabled = !view.table?.paused;
+  $("add-time").textContent = t("console.add_time");
+  $("add-time").disabled = !view.clock;
+  $("end-speech").textContent = t("console.end_speech");
+  $("undo").textContent = t("console.undo");
+  $("end-game").textContent = armed === "end" ? t("console.confirm_end") : t("console.end_game");
+  $("end-game").classList.toggle("armed", armed === "end");
+  $("host-mic").textContent = micOn ? t("console.mic_on") : t("console.mic_off");
+  $("host-mic").setAttribute("aria-pressed", String(micOn));
+  renderStatus();
+  renderTiles($("tiles"), view, {
+    t,
+    me: null,
+    seconds: countdown.seconds(),
+    roleOf: (seat) => view.roles?.[String(seat)] ?? null,
+    buttonsFor,
+  });
+  renderVote();
+  renderDialog();
+  renderClock();
+}
+
+function renderVote() {
+  const round = view.vote?.round;
+  $("vote-title").textContent = round ? (round.number > 1 ? t("vote.revote") : t("vote.title")) : t(`phase.${view.phase}`);
+  let info = "";
+  if (round) {
+    if (round.kind === "lift") {
+      info = `${t("lift.for")}: ${round.lift?.for ?? 0} · ${t("lift.against")}: ${round.lift?.against ?? 0}`;
+    } else {
+      info = round.candidates.map((c) => `${c}: ${round.tally?.[String(c)] ?? 0}`).join(" · ");
+    }
+    if (round.open) info += ` — ${t("vote.waiting", { n: round.waiting.length })}`;
+  } else if (view.nominations?.length) {
+    info = view.nominations.map(([by, target]) => `${by} → ${target}`).join(", ");
+  }
+  $("vote-info").textContent = info;
+}
+
+function renderDialog() {
+  const dialog = view.dialog;
+  const backdrop = $("dialog-backdrop");
+  backdrop.hidden = !dialog;
+  if (!dialog) return;
+  backdrop.dataset.kind = dialog.kind;
+  $("dialog-title").textContent = t(`dialog.${dialog.kind}`);
+  $("dialog-candidates").textContent = t("dialog.candidates", { seats: (dialog.candidates ?? []).join(", ") });
+  $("dialog-options").replaceChildren(
+    ...(dialog.options ?? []).map((option) => {
+      const node = document.createElement("button");
+      node.type = "button";
+      node.dataset.choice = option;
+      node.className = option === dialog.default ? "default" : "";
+      node.textContent = t(`choice.${option}`);
+      node.addEventListener("click", () => send("choice", { choice: option }));
+      return node;
+    }),
+  );
+  $("dialog-default").textContent = dialog.default ? t("dialog.default", { choice: t(`choice.${dialog.default}`) }) : "";
+}
+
+function renderStatus() {
+  const badge = $("conn");
+  badge.dataset.status = status;
+  badge.textContent = t(`conn.${status}`);
+  document.body.classList.toggle("reconnecting", status === "reconnecting");
+}
+
+function renderClock() {
+  const seconds = countdown.seconds();
+  $("clock").textContent = formatSeconds(seconds);
+  $("clock").classList.toggle("low", seconds != null && seconds <= 10);
+  const speakerTile = document.querySelector(".tile.speaking .countdown");
+  if (speakerTile) speakerTile.textContent = formatSeconds(seconds);
+}
+
+function next() {
+  send("next");
+}
+
+$("next").addEventListener("click", next);
+$("start-revote").addEventListener("click", () => send("choice", { choice: "start_revote" }));
+$("pause").addEventListener("click", () => send("pause"));
+$("resume").addEventListener("click", () => send("resume"));
+$("add-time").addEventListener("click", () => send("add_time", { seconds: 30 }));
+$("end-speech").addEventListener("click", () => send("end_speech"));
+$("undo").addEventListener("click", () => send("undo"));
+$("end-game").addEventListener("click", () => arm("end", () => send("end_game", {})));
+$("manual").addEventListener("change", (event) => send("manual", { on: event.target.checked }));
+// The host's own microphone: the server always forwards it, so muting is the page's job.
+$("host-mic").addEventListener("click", () => {
+  micOn = !micOn;
+  room?.setSending(micOn);
+  render();
+});
+$("dialog-close").addEventListener("click", () => send("choice", { choice: "close" }));
+
+document.addEventListener("keydown", (event) => {
+  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+  if (event.code === "Space" && event.repeat) {
+    event.preventDefault();
+  } else if (event.code === "Space") {
+    event.preventDefault(); // not a click on the focused button as well
+    next();
+  } else if (event.key === "Escape" && view?.dialog) {
+    send("choice", { choice: "close" });
+  }
+});
+
+// A space on a focused button would also click it when the key comes up: not here.
+document.addEventListener("keyup", (event) => {
+  if (event.code === "Space" && !(event.target instanceof HTMLInputElement)) event.preventDefault();
+});
+
+setInterval(() => view && renderClock(), 200);

@@ -1,0 +1,88 @@
+// The page's audio (media.js, the embedded room) and, when the video module is installed,
+// the video tiles. Both are optional for the game: a page without a microphone or without
+// video still plays through the overlay.
+//
+// The audio connection heals itself: when the peer connection fails or closes (a server
+// restart, a network change, ICE consent lost on a starved machine) the page connects
+// again with backoff, keeps its sending state, and plays the new stream.
+
+import { connect } from "../embedded/media.js";
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 8000;
+
+/**
+ * Join the table's audio with `token`; play the room's mix in `audio` (<audio autoplay>).
+ * Resolves after the first connection with {setSending(on), close()}; throws if that
+ * first connection is refused (the caller shows why). Each (re)connection is announced
+ * with a "room" event on document (detail: media.js's connection) and window.__room.
+ */
+export async function startAudio({ tableId, token, audio, onBlocked }) {
+  const signalUrl = new URL(`../../rtc/${encodeURIComponent(tableId)}/offer`, location.href).toString();
+  let current = null;
+  let sending = true;
+  let closed = false;
+  let delay = FIRST_RETRY_MS;
+
+  async function join() {
+    const room = await connect(signalUrl, token);
+    current = room;
+    await room.setSending(sending);
+    audio.srcObject = room.remoteStream;
+    audio.play().catch(() => onBlocked?.()); // autoplay refused until the user clicks
+    window.__room = room; // tests and debugging: the page's media connection
+    document.dispatchEvent(new CustomEvent("room", { detail: room }));
+    room.pc.addEventListener("connectionstatechange", () => {
+      if (room !== current || closed) return;
+      if (room.pc.connectionState === "failed" || room.pc.connectionState === "closed") retry();
+    });
+    return room;
+  }
+
+  function retry() {
+    current?.close();
+    current = null;
+    const wait = delay;
+    delay = Math.min(delay * 2, MAX_RETRY_MS);
+    setTimeout(() => {
+      if (closed) return;
+      join()
+        .then(() => (delay = FIRST_RETRY_MS))
+        .catch(() => retry());
+    }, wait);
+  }
+
+  await join();
+  return {
+    async setSending(on) {
+      sending = on;
+      await current?.setSending(on);
+    },
+    close() {
+      closed = true;
+      current?.close();
+    },
+  };
+}
+
+/** The video tiles of issue 8, if /static/video/video.js exists; else a no-op. */
+export async function startVideoIfAvailable({ token, seat, tileFor }) {
+  const noop = { update() {}, stop() {} };
+  let module;
+  try {
+    module = await import(new URL("../video/video.js", import.meta.url).toString());
+  } catch (_) {
+    return noop; // not installed: the overlay works without it
+  }
+  if (typeof module.startVideo !== "function") return noop;
+  const wsUrl = new URL("../../ws", location.href);
+  wsUrl.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  wsUrl.search = "";
+  wsUrl.hash = "";
+  try {
+    return (await module.startVideo({ wsUrl: wsUrl.toString(), token, seat, tileFor })) ?? noop;
+  } catch (error) {
+    console.warn("video did not start", error);
+    return noop;
+  }
+}

@@ -1,0 +1,257 @@
+// The player widget: one seat's page in the call (issue 6).
+//
+// Everything it shows comes from the view the server sends (plugin/host/views.py: the
+// engine's seat view plus the table's meta); everything it does is one protocol message.
+// The page never decides a rule: a button it shows may still be refused, and the refusal
+// is shown for a few seconds.
+
+import { loadTexts } from "../i18n/i18n.js";
+import { startAudio, startVideoIfAvailable } from "./av.js";
+import { Countdown, formatSeconds } from "./clock.js";
+import { openSocket, tableIdFromPath, takeToken } from "./socket.js";
+import { dayTitle, ensureTiles, phaseTitle, renderTiles, toast } from "./tiles.js";
+
+const SPEECH_PHASES = new Set(["speech", "defense", "last_word", "morning_last_word"]);
+const $ = (id) => document.getElementById(id);
+
+const token = takeToken();
+const tableId = tableIdFromPath();
+const countdown = new Countdown();
+let t = await loadTexts("en");
+let view = null;
+let status = "connecting";
+let voted = null; // the candidate this page voted for in the open round (local echo)
+let votedRound = null;
+let bestMove = [];
+let audio = null;
+let video = null;
+let mediaStarted = false;
+
+const socket = openSocket(token, {
+  onState: (next) => receive(next),
+  onStatus: (next) => {
+    status = next;
+    renderStatus();
+  },
+  onError: (error) => toast($("toast"), t("error", { message: error.message || error.error })),
+});
+window.__widget = { socket, get view() { return view; } }; // tests and debugging
+
+async function receive(next) {
+  const language = next.table?.language ?? "en";
+  if (t.lang !== language) {
+    t = await loadTexts(language);
+    document.documentElement.lang = t.lang;
+  }
+  view = next;
+  countdown.update(view.clock);
+  const round = view.vote?.round;
+  const roundKey = round ? `${view.day}/${round.number}/${round.kind}` : null;
+  if (roundKey !== votedRound) {
+    voted = null;
+    votedRound = roundKey;
+  }
+  if (view.me?.action !== "best_move") bestMove = [];
+  render();
+  startMedia();
+  video?.update(view);
+  if (audio) audio.setSending(view.speakers.includes(view.me?.seat)).catch(() => {});
+}
+
+function startMedia() {
+  if (mediaStarted || !view?.me) return;
+  mediaStarted = true;
+  const seat = view.me.seat;
+  startAudio({
+    tableId,
+    token,
+    audio: $("room-audio"),
+    onBlocked: () => showSoundButton(),
+  })
+    .then((room) => {
+      audio = room;
+      return room.setSending(view.speakers.includes(seat));
+    })
+    .catch((error) => toast($("toast"), t("media.error", { message: error.message }), 8000));
+  const grid = $("tiles");
+  startVideoIfAvailable({ token, seat, tileFor: (s) => ensureTiles(grid, view.table.seats)(s)?.querySelector(".video") })
+    .then((handle) => {
+      video = handle;
+      if (view) video.update(view);
+    });
+}
+
+function showSoundButton() {
+  const button = $("sound");
+  button.textContent = t("btn.enable_sound");
+  button.hidden = false;
+  button.onclick = () => {
+    $("room-audio").play().then(() => (button.hidden = true)).catch(() => {});
+  };
+}
+
+function send(type, fields) {
+  socket.send(type, fields);
+}
+
+function buttonsFor(seat) {
+  const me = view.me ?? {};
+  const round = view.vote?.round;
+  const alive = view.alive.includes(seat);
+  const buttons = [];
+  if (round?.open && round.kind !== "lift" && me.can_vote && seat !== me.seat) {
+    const onBallot = round.candidates.includes(seat);
+    const calling = round.calling;
+    const mine = round.voters.includes(me.seat);
+    if (onBallot && (calling == null || calling === seat) && !mine) {
+      buttons.push({
+        label: t("btn.vote"),
+        className: "vote-btn",
+        onClick: () => {
+          voted = seat;
+          send("vote", { candidate: seat });
+          render();
+        },
+      });
+    }
+  }
+  if (view.phase === "speech" && view.speaker === me.seat && me.may_nominate && alive && seat !== me.seat) {
+    const nominated = new Set((view.nominations ?? []).map(([, target]) => target));
+    if (!nominated.has(seat)) {
+      buttons.push({
+        label: t("btn.nominate"),
+        className: "nominate-btn",
+        onClick: () => send("nominate", { target: seat }),
+      });
+    }
+  }
+  if (["shoot", "don_check", "sheriff_check"].includes(me.action) && alive) {
+    if (me.action === "shoot" || seat !== me.seat) {
+      buttons.push({
+        label: t(me.action === "shoot" ? "btn.shoot" : "btn.check"),
+        className: `night-btn ${me.action}-btn`,
+        onClick: () => send(me.action, { target: seat }),
+      });
+    }
+  }
+  if (me.action === "best_move" && seat !== me.seat) {
+    const picked = bestMove.includes(seat);
+    buttons.push({
+      label: picked ? `✓ ${t("btn.pick")}` : t("btn.pick"),
+      className: `pick-btn${picked ? " picked" : ""}`,
+      onClick: () => {
+        bestMove = picked ? bestMove.filter((s) => s !== seat) : [...bestMove, seat].slice(-3);
+        render();
+      },
+    });
+  }
+  return buttons;
+}
+
+function render() {
+  if (!view) return;
+  const me = view.me ?? {};
+  $("phase").textContent = phaseTitle(view, t);
+  $("day").textContent = dayTitle(view, t);
+  $("paused").hidden = !view.table?.paused;
+  $("paused").textContent = t("paused");
+  renderStatus();
+  renderTiles($("tiles"), view, {
+    t,
+    me: me.seat,
+    seconds: countdown.seconds(),
+    voted,
+    roleOf: (seat) => (seat === me.seat ? me.role : view.roles?.[String(seat)] ?? (me.black_team?.includes(seat) ? "black" : null)),
+    buttonsFor,
+  });
+  renderRole(me);
+  renderActions(me);
+  renderClock();
+}
+
+function renderRole(me) {
+  const card = $("role-card");
+  card.hidden = !me.seat;
+  $("role-title").textContent = t("your_role");
+  const role = $("role");
+  role.textContent = me.role ? t(`role.${me.role}`) : t("role.none");
+  role.dataset.role = me.role ?? "";
+  const team = $("team");
+  team.textContent = me.black_team ? `${t("black_team")}: ${me.black_team.join(", ")}` : "";
+  const checks = $("checks");
+  checks.replaceChildren(
+    ...(me.checks ?? []).map((check) => {
+      const item = document.createElement("li");
+      item.className = `check ${check.result ? "positive" : "negative"}`;
+      item.textContent = t(`check.${check.kind}.${check.result}`, { target: check.target });
+      return item;
+    }),
+  );
+}
+
+function renderActions(me) {
+  const card = $("action-card");
+  const title = $("action-title");
+  const info = $("action-info");
+  const buttons = [];
+  let heading = "";
+  let text = "";
+  const round = view.vote?.round;
+  if (round?.open) {
+    if (round.kind === "lift") {
+      heading = t("lift.title", { seats: round.candidates.join(", ") });
+      text = `${t("lift.for")}: ${round.lift?.for ?? 0} · ${t("lift.against")}: ${round.lift?.against ?? 0}`;
+      if (me.can_vote && !round.voters.includes(me.seat)) {
+        buttons.push(button(t("lift.for"), "lift-for", () => send("lift", { leave: true })));
+        buttons.push(button(t("lift.against"), "lift-against", () => send("lift", { leave: false })));
+      }
+    } else {
+      heading = round.number > 1 ? t("vote.revote") : t("vote.title");
+      if (!me.can_vote) text = t("vote.no_vote");
+      else if (round.voters.includes(me.seat)) text = t("vote.done");
+      else text = t("vote.waiting", { n: round.waiting.length });
+    }
+  } else if (SPEECH_PHASES.has(view.phase) && view.speaker === me.seat) {
+    heading = t(`phase.${view.phase}`);
+    text = view.phase === "speech" && me.may_nominate ? t("action.your_speech") : "";
+    if (me.action === "best_move") {
+      text = t("action.best_move");
+      const send3 = button(t("btn.best_move"), "best-move-send", () => send("best_move", { seats: bestMove }));
+      send3.disabled = bestMove.length === 0;
+      buttons.push(send3);
+    }
+    buttons.push(button(t("btn.pass"), "pass-btn", () => send("pass")));
+  } else if (me.action) {
+    heading = t(`action.${me.action}`);
+  }
+  card.hidden = !heading;
+  title.textContent = heading;
+  info.textContent = text;
+  $("action-buttons").replaceChildren(...buttons);
+}
+
+function button(label, className, onClick) {
+  const node = document.createElement("button");
+  node.type = "button";
+  node.className = `action ${className}`;
+  node.textContent = label;
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+function renderStatus() {
+  const badge = $("conn");
+  badge.dataset.status = status;
+  badge.textContent = t(`conn.${status}`);
+  document.body.classList.toggle("reconnecting", status === "reconnecting");
+}
+
+function renderClock() {
+  const seconds = countdown.seconds();
+  $("clock").textContent = formatSeconds(seconds);
+  $("clock").classList.toggle("low", seconds != null && seconds <= 10);
+  const speakerTile = document.querySelector(".tile.speaking .countdown");
+  if (speakerTile) speakerTile.textContent = formatSeconds(seconds);
+}
+
+setInterval(() => view && renderClock(), 200);
