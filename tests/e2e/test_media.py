@@ -92,6 +92,7 @@ async def _join(browser: Browser, url: str, seat: int) -> Page:
     await page.goto(url + "/")
     await page.wait_for_function("window.ready === true")
     await page.evaluate("([token]) => window.join('/rtc/t1/offer', token)", [f"seat-{seat}"])
+    await page.wait_for_function("window.room.pc.connectionState === 'connected'")
     await start_audio_meter(page, "table", "window.room.remoteStream")
     return page
 
@@ -115,7 +116,7 @@ async def test_four_pages_hear_the_bot_and_only_the_allowed_speaker(
 ):
     room, bot, url = table
     pages = dict(zip(SEATS, [await _join(browser, url, seat) for seat in SEATS], strict=True))
-    assert room.present == set(SEATS)
+    await until(lambda: room.present == set(SEATS))
 
     # Nobody may speak: what every page hears is the bot.
     await room.set_speakers(frozenset())
@@ -153,6 +154,7 @@ async def test_set_sending_stops_the_upload_and_a_bad_token_is_refused(
 ):
     room, _, url = table
     page = await _join(browser, url, 3)
+    await until(lambda: room.present == {3})
     await until(lambda: room.stats()[3].frames_received > 20)
     await page.evaluate("window.room.setSending(false)")
     await asyncio.sleep(0.3)  # packets already on their way
@@ -169,4 +171,4 @@ async def test_set_sending_stops_the_upload_and_a_bad_token_is_refused(
         "window.join('/rtc/t1/offer', 'forged').then(() => 'joined', (e) => e.message)"
     )
     assert "forbidden" in error
-    assert room.present == {3}
+    assert list(room.peers()) == [3]
