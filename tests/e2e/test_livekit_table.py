@@ -35,8 +35,10 @@ TABLE = "lktable1"
 ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
 PAGES = (5, 6, 7)
 
+READY = "#status[data-ready], #status[data-error]"
 
-async def eventually(check, what: str, tries: int = 400) -> None:
+
+async def eventually(check, what: str, tries: int = 1200) -> None:
     for _ in range(tries):
         if await check():
             return
@@ -92,7 +94,7 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                 ),
             )
             for page in [*pages.values(), club]:
-                await page.wait_for_selector("#status[data-ready], #status[data-error]")
+                await page.wait_for_selector(READY, timeout=90_000)  # slow under load
                 assert await page.get_attribute("#status", "data-error") is None
 
             async def publishers() -> set[str]:

@@ -39,7 +39,7 @@ def room_name():
     return f"real-{next(ROOMS)}"
 
 
-async def eventually(check, what: str, tries: int = 300) -> None:
+async def eventually(check, what: str, tries: int = 1000) -> None:
     for _ in range(tries):
         if await check():
             return

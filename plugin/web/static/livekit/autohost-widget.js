@@ -42,16 +42,29 @@ export function attachAutohost(room, livekit, options = {}) {
     },
   };
 
-  async function onPermissions() {
-    if (!micAllowed(local.permissions, Track) || widget.micPublished()) return;
-    try {
-      await local.setMicrophoneEnabled(true);
-      widget.micRestores += 1;
-    } catch (error) {
-      widget.lastError = String(error);
-    }
-    render();
+  // The microphone follows the permission: opened whenever the host allows it and it is
+  // not published. A publish can fail when a revoke races it (or times out on a loaded
+  // machine): tried again while the permission holds, a few times.
+  let opening = null;
+  async function ensureMicrophone(attempts = 3) {
+    if (opening) return opening;
+    opening = (async () => {
+      for (let attempt = 1; attempt <= attempts; attempt += 1) {
+        if (!micAllowed(local.permissions, Track) || widget.micPublished()) return;
+        try {
+          await local.setMicrophoneEnabled(true);
+          widget.micRestores += 1;
+          return;
+        } catch (error) {
+          widget.lastError = String(error);
+          await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+        }
+      }
+    })().finally(() => { opening = null; render(); });
+    return opening;
   }
+  widget.ensureMicrophone = ensureMicrophone;
+  const onPermissions = () => { ensureMicrophone(); };
   local.on(ParticipantEvent.ParticipantPermissionsChanged, onPermissions);
 
   const overlay = options.container === null ? null : makeOverlay(options.container);
