@@ -1,9 +1,11 @@
 """EmbeddedRoom: our own server is the table's audio room (the default RoomBackend).
 
 Theory of operation. Every peer (a seat's page, or "host") holds one RTCPeerConnection to
-this process: it sends its microphone, it receives the table's mix. A reader task per peer
-drains the decoded microphone frames always (aiortc's receive queue is unbounded,
-FIELD-NOTES) and keeps them only while the seat may speak. One mixer task ticks every
+this process: it sends its microphone, it receives the table's mix. A gated seat's
+microphone is dropped before it is even decoded (Peer.gate_decoder: most of the CPU a
+silent page would cost); a reader task per peer drains whatever is decoded, always
+(aiortc's receive queue is unbounded, FIELD-NOTES), and keeps it only while the seat may
+speak. One mixer task ticks every
 20 ms; at each tick it decides who is heard from the speaker set as it is NOW (so a
 set_speakers takes effect at the very next tick, within one frame), mixes those seats and
 the bot's voice, encodes that mix once with libopus and hands the same av.Packet to every
@@ -40,7 +42,14 @@ MAX_LAG_SECONDS = 0.2
 
 
 class EmbeddedRoom:
-    """A table's audio room served by this process (aiortc). See the module docstring."""
+    """A table's audio room served by this process (aiortc). See the module docstring.
+
+    `bot_audio`: the bot's voice, an async iterator of 20 ms int16 frames or an aiortc
+    audio track (voice.announcer.Announcer.pcm_frames() / .track()). `ice_loopback_only`:
+    gather only 127.0.0.1 (process-wide, see .ice): tests, CI, a machine with no network;
+    a browser then needs --allow-loopback-in-peer-connection. Off, aiortc offers the
+    machine's own addresses, which is what browsers on a LAN need.
+    """
 
     def __init__(
         self,
