@@ -32,6 +32,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 STATIC_VIDEO = ROOT / "plugin" / "web" / "static" / "video"
 ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
 GROWN = 5  # frames: more than a frame in flight when a sender stops
+FAKE_CAMERA_FPS = 20  # Chromium's --use-fake-device-for-media-stream camera at most
 STILL_WINDOW = 1.5  # seconds without a decoded frame count as "stopped"
 
 
@@ -107,7 +108,8 @@ async def wait_growing(page: Page, seats: list[Any], *, timeout: float = 20) -> 
         if not late:
             return
         if time.monotonic() > deadline:
-            raise AssertionError(f"no frames decoded from {late}: {start} -> {now}")
+            debug = await page.evaluate("window.video.debug()")
+            raise AssertionError(f"no frames decoded from {late}: {start} -> {now}; {debug}")
         await asyncio.sleep(0.2)
 
 
@@ -243,3 +245,33 @@ async def test_a_peer_that_never_connects_shows_no_video_and_the_others_go_on(
         assert classes is not None and "video-novideo" in classes.split()
         await wait_growing(pages[seat], [other])
     await silent.close()
+
+
+@pytest.mark.parametrize(
+    ("quality", "width", "height", "fps", "bitrate"),
+    [("low", 320, 240, 15, 250_000), ("high", 640, 480, 30, 1_000_000)],
+)
+async def test_quality_sets_the_camera_and_the_senders_limits(
+    site: Site, quality: str, width: int, height: int, fps: int, bitrate: int
+) -> None:
+    pages = {}
+    for seat in (1, 2):
+        pages[seat] = page = await site.context.new_page()
+        await page.goto(
+            f"{site.url}/static/video/test.html?token={site.tokens[seat]}&quality={quality}"
+        )
+        await page.wait_for_function("window.ready === true", timeout=15_000)
+    await wait_growing(pages[1], [2])
+    camera = await pages[1].evaluate("window.video.camera()")
+    # Chromium's fake camera gives at most 20 fps (measured), so "high" gets 20 here.
+    assert (camera["width"], camera["height"]) == (width, height)
+    assert camera["frameRate"] == min(fps, FAKE_CAMERA_FPS)
+    limits = (await pages[1].evaluate("window.video.debug()"))["2"]["limits"]
+    assert (limits["maxBitrate"], limits["maxFramerate"]) == (bitrate, fps)
+    await wait_tiles(pages[2], {1: "live"})
+    video = '.video[data-seat="1"] video'
+    await pages[2].wait_for_function(f"document.querySelector('{video}').videoWidth > 0")
+    size = await pages[2].evaluate(
+        f"(e => [e.videoWidth, e.videoHeight])(document.querySelector('{video}'))"
+    )
+    assert size == [width, height]

@@ -105,6 +105,7 @@ class Mesh {
     this.seats = [];
     this.stopped = false;
     this.errors = []; // the server's refusals, newest last (tests, debugging)
+    this.signals = Promise.resolve(); // the chain that handles signals in order
   }
 
   connect(url) {
@@ -149,7 +150,9 @@ class Mesh {
         }
         break;
       case "signal":
-        this.onSignal(message);
+        // One at a time, in arrival order: a candidate must not overtake its offer.
+        this.signals = this.signals.then(() => this.onSignal(message)).catch(
+          (error) => console.warn("video: signal failed", error));
         break;
       case "error":
         this.errors.push(message);
@@ -228,6 +231,7 @@ class Mesh {
       update: (view) => this.update(view),
       stop: () => this.stop(),
       stats: () => this.stats(),
+      camera: () => this.localTrack?.getSettings() ?? null,
       peers: () => Object.fromEntries(
         [...this.peers].map(([seat, peer]) => [seat, peer.pc.connectionState])),
       errors: () => [...this.errors],
@@ -235,6 +239,7 @@ class Mesh {
         connection: peer.pc.connectionState, gen: peer.gen, remoteGen: peer.remoteGen,
         sending: peer.sending, transceivers: peer.pc.getTransceivers().length,
         frames: peer.frames, flowing: peer.flowing,
+        limits: peer.sender?.getParameters().encodings?.[0] ?? null,
       }])),
       send: (message) => this.send(message), // raw signalling (tests)
     };
