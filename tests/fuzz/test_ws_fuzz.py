@@ -1,0 +1,247 @@
+"""Fuzzing the WebSocket protocol: at least 10,000 bad messages (tests/fuzz/messages.py)
+from a player's and the host's connection, in a day-1 vote with a ballot still to cast.
+
+For every message: an error comes back, and no state message (every change of a table is
+broadcast to its clients, so none means nothing changed). After all of them: the host view
+and the event log are exactly as before, the server answers /healthz and a valid message.
+The bulk runs in-process (starlette's TestClient, the same app and code path, a fake
+clock so no timer moves); a smaller run goes to a real `autohost serve` over real sockets.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from websockets.sync.client import connect
+
+from bench._common import ADMIN as SERVER_ADMIN
+from bench._common import ServerProcess
+from plugin.host.clock import FakeClock
+from plugin.web.app import ServerConfig, create_app
+
+from .messages import CANDIDATES, SENDER, bad_messages
+
+with warnings.catch_warnings():  # starlette 1.x: "use httpx2" at import, nothing else
+    warnings.filterwarnings("ignore", message=r"Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
+
+pytestmark = pytest.mark.slow
+
+SECRET = b"fuzz-secret-0123456789abcdef0123"
+ADMIN = "fuzz-admin"
+ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
+IN_PROCESS_MESSAGES = 10_000
+REAL_SERVER_MESSAGES = 400
+BATCH = 5  # messages per hypothesis example (its overhead per example is most of the time)
+FUZZ = settings(
+    deadline=None,
+    database=None,
+    derandomize=True,  # the same 10,000 messages every run (a failure replays)
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+batches = st.lists(bad_messages, min_size=BATCH, max_size=BATCH)
+
+
+@dataclass
+class Channel:
+    """One connection: send one frame, read the next message (with a timeout)."""
+
+    send: Callable[[str, bytes], None]
+    read: Callable[[], dict[str, Any]]
+    state: dict[str, Any] | None = None  # the newest state read
+
+    def receive(self) -> dict[str, Any]:
+        message = self.read()
+        if message["type"] == "state":
+            self.state = message
+        return message
+
+    def request(self, type: str, id: str, **fields: Any) -> dict[str, Any]:
+        self.send("text", json.dumps({"v": 1, "id": id, "type": type, **fields}).encode())
+        while True:
+            message = self.receive()
+            if message["type"] != "state":
+                return message
+
+    def until(self, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The newest state, once it satisfies `accept` (reading more until it does)."""
+        while self.state is None or not accept(self.state):
+            self.receive()
+        return self.state
+
+
+def check_refused(channel: Channel, kind: str, payload: bytes, counter: list[int]) -> None:
+    channel.send(kind, payload)
+    reply = channel.receive()
+    counter[0] += 1
+    assert reply["type"] == "error", f"{payload[:200]!r} was not refused: {reply}"[:600]
+    assert isinstance(reply["error"], str) and reply["error"]
+    assert isinstance(reply["message"], str)
+
+
+def play_to_vote(host: Channel, seats: dict[int, Channel]) -> dict[str, Any]:
+    """Start, nominate 5 and 6, press `next` until the day-1 vote is open; its state."""
+    host.until(lambda s: True)
+    assert host.request("start", "s0")["type"] == "ack"
+    nominations = dict(zip((1, 2), CANDIDATES, strict=True))
+    for step in range(60):
+        state = host.until(lambda s: True)
+        round_ = (state.get("vote") or {}).get("round")
+        if state["phase"] == "voting" and round_ and round_["open"]:
+            assert SENDER in round_["waiting"]
+            return state
+        speaker = state.get("speaker")
+        if state["phase"] == "speech" and speaker in nominations:
+            reply = seats[speaker].request(
+                "nominate", f"n{speaker}", target=nominations.pop(speaker)
+            )
+            assert reply["type"] == "ack", reply
+        version = state["table"]["version"]
+        reply = host.request("next", f"x{step}")
+        assert reply["type"] == "ack", reply
+        host.until(lambda s, v=version: s["table"]["version"] > v)
+    raise AssertionError("the vote never opened")
+
+
+def catch_up(host: Channel, others: Iterable[Channel]) -> None:
+    """Read every state already sent, so the next message is the answer to the next frame
+    (the host's newest state is the table's: an ack comes after the state it caused)."""
+    assert host.state is not None
+    version = host.state["table"]["version"]
+    for channel in others:
+        channel.until(lambda s: s["table"]["version"] >= version)
+
+
+def log_size(db: Path) -> int:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as log:
+        return int(log.execute("SELECT count(*) FROM events").fetchone()[0])
+
+
+# --- in-process: starlette's TestClient ---------------------------------------------------
+
+
+def test_ten_thousand_bad_messages_in_process(tmp_path: Path) -> None:
+    db = tmp_path / "autohost.db"
+    config = ServerConfig(db_path=db, admin_key=ADMIN, secret=SECRET, clock=FakeClock())
+    auth = {"Authorization": f"Bearer {ADMIN}"}
+    with TestClient(create_app(config)) as client, contextlib.ExitStack() as stack:
+        answer = client.post("/api/tables", json={"seats": 10, "roles": ROLES}, headers=auth)
+        links = answer.json()
+
+        def open_channel(token: str) -> Channel:
+            ws = stack.enter_context(client.websocket_connect(f"/ws?token={token}"))
+
+            def send(kind: str, payload: bytes) -> None:
+                if kind == "text":
+                    ws.send_text(payload.decode())
+                else:
+                    ws.send_bytes(payload)
+
+            def receive() -> dict[str, Any]:
+                # The session's own receive() waits forever; a missing reply must fail.
+                async def next_message() -> Any:
+                    with anyio.fail_after(10):
+                        return await ws._send_rx.receive()
+
+                message = ws.portal.call(next_message)
+                assert message["type"] == "websocket.send", message
+                return json.loads(message["text"])
+
+            return Channel(send, receive)
+
+        host = open_channel(links["host"]["token"])
+        seats = {s["seat"]: open_channel(s["token"]) for s in links["seats"] if s["seat"] <= 3}
+        play_to_vote(host, seats)
+        catch_up(host, seats.values())
+        view = client.get(f"/api/tables/{links['id']}", headers=auth).json()["view"]
+        events = log_size(db)
+        sent = [0]
+
+        @settings(FUZZ, max_examples=IN_PROCESS_MESSAGES // 2 // BATCH)
+        @given(messages=batches)
+        def from_the_player(messages: list[tuple[str, bytes]]) -> None:
+            for message in messages:
+                check_refused(seats[SENDER], *message, sent)
+
+        @settings(FUZZ, max_examples=IN_PROCESS_MESSAGES // 2 // BATCH)
+        @given(messages=batches)
+        def from_the_host(messages: list[tuple[str, bytes]]) -> None:
+            for message in messages:
+                check_refused(host, *message, sent)
+
+        from_the_player()
+        from_the_host()
+        assert sent[0] >= IN_PROCESS_MESSAGES
+        assert client.get(f"/api/tables/{links['id']}", headers=auth).json()["view"] == view
+        assert log_size(db) == events
+        assert client.get("/healthz").json()["ok"] is True
+        # The connections still work: a valid ballot is taken.
+        reply = seats[SENDER].request("vote", "valid", candidate=CANDIDATES[0])
+        assert reply == {"type": "ack", "v": 1, "id": "valid", "duplicate": False}
+
+
+# --- a real server, real sockets ----------------------------------------------------------
+
+
+@pytest.fixture
+def real_server(tmp_path: Path) -> Iterator[ServerProcess]:
+    server = ServerProcess(tmp_path / "autohost.db")
+    server.start()
+    yield server
+    assert server.stop() == 0
+
+
+def test_bad_messages_to_a_real_server(real_server: ServerProcess) -> None:
+    base = real_server.base
+    auth = {"Authorization": f"Bearer {SERVER_ADMIN}"}
+    links = httpx.post(f"{base}/api/tables", json={"seats": 10, "roles": ROLES}, headers=auth)
+    links.raise_for_status()
+    table = links.json()
+    with contextlib.ExitStack() as stack:
+
+        def open_channel(token: str) -> Channel:
+            url = f"ws://127.0.0.1:{real_server.port}/ws?token={token}"
+            ws = stack.enter_context(connect(url, max_size=None, compression=None))
+
+            def send(kind: str, payload: bytes) -> None:
+                ws.send(payload.decode() if kind == "text" else payload)
+
+            return Channel(send, lambda: json.loads(ws.recv(timeout=20)))
+
+        host = open_channel(table["host"]["token"])
+        seats = {s["seat"]: open_channel(s["token"]) for s in table["seats"] if s["seat"] <= 3}
+        play_to_vote(host, seats)
+        # A real clock: pause, so no timer moves the table while it is fuzzed.
+        assert host.request("pause", "p")["type"] == "ack"
+        catch_up(host, seats.values())
+        view = httpx.get(f"{base}/api/tables/{table['id']}", headers=auth).json()["view"]
+        events = log_size(real_server.db)
+        sent = [0]
+
+        @settings(FUZZ, max_examples=REAL_SERVER_MESSAGES // BATCH)
+        @given(messages=batches)
+        def fuzz(messages: list[tuple[str, bytes]]) -> None:
+            for message in messages:
+                check_refused(seats[SENDER] if sent[0] % 2 else host, *message, sent)
+
+        fuzz()
+        assert sent[0] >= REAL_SERVER_MESSAGES
+        assert real_server.alive()
+        assert httpx.get(f"{base}/healthz").json()["ok"] is True
+        assert httpx.get(f"{base}/api/tables/{table['id']}", headers=auth).json()["view"] == view
+        assert log_size(real_server.db) == events
+        assert host.request("resume", "r")["type"] == "ack"
+        reply = seats[SENDER].request("vote", "valid", candidate=CANDIDATES[0])
+        assert reply["type"] == "ack", reply
