@@ -70,16 +70,17 @@ class Strategy:
         if not self._once(("speech", view.get("day"), phase, timer)):
             return []
         moves = [Move(type="say")]
+        early = round(self.speech_seconds * 0.4, 3)  # mid-speech, well before the pass
         if phase == "speech" and me.get("may_nominate") and self.rng.random() < NOMINATE_CHANCE:
             taken = {target for _, target in view.get("nominations") or []}
             choices = [s for s in view.get("alive", []) if s != self.seat and s not in taken]
             if choices:
                 target = self.rng.choice(choices)
-                moves.append(Move(type="nominate", fields={"target": target}, delay=1.0))
+                moves.append(Move(type="nominate", fields={"target": target}, delay=early))
         if me.get("action") == "best_move":
             others = [s for s in view.get("alive", []) if s != self.seat]
             picks = sorted(self.rng.sample(others, min(3, len(others))))
-            moves.append(Move(type="best_move", fields={"seats": picks}, delay=1.0))
+            moves.append(Move(type="best_move", fields={"seats": picks}, delay=early))
         moves.append(Move(type="pass", delay=self.speech_seconds))
         return moves
 
@@ -88,8 +89,8 @@ class Strategy:
         round_ = vote.get("round")
         if not round_ or not round_.get("open") or not me.get("can_vote"):
             return []
-        if self.seat in round_.get("voters", []):
-            return []
+        if self.seat not in round_.get("waiting", []):
+            return []  # voted already ("voters" are those who may vote in this round)
         key = ("vote", view.get("day"), round_.get("number"), round_.get("kind"))
         if round_.get("kind") == "lift":
             if not self._once(key):

@@ -74,7 +74,9 @@ export function renderTiles(grid, view, options) {
   const candidates = new Set(round && round.kind !== "lift" ? round.candidates : []);
   const tied = new Set(round?.tied ?? []);
   const eliminated = new Set(open ? [] : (view.vote?.eliminated ?? []));
-  const voters = new Set(round?.voters ?? []);
+  // round.voters: who may vote in this round; round.waiting: who has not voted yet.
+  const waiting = new Set(round?.waiting ?? []);
+  const voters = new Set((round?.voters ?? []).filter((seat) => !waiting.has(seat)));
   const names = view.table?.names ?? [];
   const present = new Set(view.table?.present ?? []);
   const connected = new Set(view.table?.connected ?? []);

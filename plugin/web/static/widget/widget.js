@@ -102,7 +102,7 @@ function buttonsFor(seat) {
   if (round?.open && round.kind !== "lift" && me.can_vote && seat !== me.seat) {
     const onBallot = round.candidates.includes(seat);
     const calling = round.calling;
-    const mine = round.voters.includes(me.seat);
+    const mine = !round.waiting.includes(me.seat); // voted already
     if (onBallot && (calling == null || calling === seat) && !mine) {
       buttons.push({
         label: t("btn.vote"),
@@ -201,14 +201,14 @@ function renderActions(me) {
     if (round.kind === "lift") {
       heading = t("lift.title", { seats: round.candidates.join(", ") });
       text = `${t("lift.for")}: ${round.lift?.for ?? 0} · ${t("lift.against")}: ${round.lift?.against ?? 0}`;
-      if (me.can_vote && !round.voters.includes(me.seat)) {
+      if (me.can_vote && round.waiting.includes(me.seat)) {
         buttons.push(button(t("lift.for"), "lift-for", () => send("lift", { leave: true })));
         buttons.push(button(t("lift.against"), "lift-against", () => send("lift", { leave: false })));
       }
     } else {
       heading = round.number > 1 ? t("vote.revote") : t("vote.title");
       if (!me.can_vote) text = t("vote.no_vote");
-      else if (round.voters.includes(me.seat)) text = t("vote.done");
+      else if (!round.waiting.includes(me.seat)) text = t("vote.done");
       else text = t("vote.waiting", { n: round.waiting.length });
     }
   } else if (SPEECH_PHASES.has(view.phase) && view.speaker === me.seat) {
