@@ -27,7 +27,6 @@ even when a check deep inside refuses the event.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
@@ -61,6 +60,7 @@ from .state import (
     VoteState,
     check_roles,
     check_seat,
+    clone_vote,
     deal_roles,
 )
 
@@ -142,7 +142,7 @@ class _Step:
     def __init__(self, state: GameState) -> None:
         s = state.clone()
         if s.vote is not None:
-            s.vote = copy.copy(s.vote)
+            s.vote = clone_vote(s.vote)
         self.s = s
         self.rules: Rules = s.rules
         self.effects: list[Effect] = []
@@ -502,9 +502,7 @@ def _on_vote(st: _Step, event: ev.CastVote) -> None:
             raise IllegalAction("closed", f"the vote for seat {candidate} is over")
         if position > r.window:
             raise IllegalAction("not_open", f"the vote for seat {candidate} has not started")
-    vote.round = replace(
-        r, ballots=(*r.ballots, (voter, candidate)), voted_seats=r.voted_seats | {voter}
-    )
+    vote.round = r.with_ballot(voter, candidate)
 
 
 def _on_lift(st: _Step, event: ev.CastLift) -> None:
