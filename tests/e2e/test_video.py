@@ -22,8 +22,9 @@ from starlette.staticfiles import StaticFiles
 
 from plugin.host.settings import TableSettings
 from plugin.paths import ROOT
+from plugin.rules.state import Phase
 from plugin.web.app import ServerConfig, create_app
-from plugin.web.video import video_routes
+from plugin.web.video import may_link, video_routes
 
 from .harness import serve
 
@@ -275,3 +276,23 @@ async def test_quality_sets_the_camera_and_the_senders_limits(
         f"(e => [e.videoWidth, e.videoHeight])(document.querySelector('{video}'))"
     )
     assert size == [width, height]
+
+
+async def test_the_page_and_the_server_apply_the_same_night_rule(site: Site) -> None:
+    """video.js `mayLink` and video.py `may_link` agree on every phase and pair."""
+    phases = [p.value for p in Phase]
+    who: list[int | str] = ["host", 1, 2, 4, 5]
+    black = [1, 2]
+    page = await site.context.new_page()
+    await page.goto(f"{site.url}/static/video/video.css")
+    in_page = await page.evaluate(
+        """async ([phases, who, black]) => {
+             const { mayLink } = await import("/static/video/video.js");
+             const set = new Set(black);
+             return phases.map((p) => who.map((a) => who.map((b) => mayLink(p, a, b, set))));
+           }""",
+        [phases, who, black],
+    )
+    on_server = [[[may_link(p, a, b, frozenset(black)) for b in who] for a in who] for p in phases]
+    assert in_page == on_server
+    assert any(any(row) for row in on_server[phases.index("black_meeting")])

@@ -231,6 +231,7 @@ class Mesh {
       update: (view) => this.update(view),
       stop: () => this.stop(),
       stats: () => this.stats(),
+      traffic: () => this.traffic(),
       camera: () => this.localTrack?.getSettings() ?? null,
       peers: () => Object.fromEntries(
         [...this.peers].map(([seat, peer]) => [seat, peer.pc.connectionState])),
@@ -249,6 +250,21 @@ class Mesh {
   async stats() {
     const out = {};
     for (const [seat, peer] of this.peers) out[seat] = await peer.decoded();
+    return out;
+  }
+
+  /** Video bytes sent to and received from each peer, and frames sent (bench/video_mesh.py). */
+  async traffic() {
+    const out = {};
+    for (const [seat, peer] of this.peers) {
+      const t = { sent: 0, received: 0, framesSent: 0 };
+      (await peer.pc.getStats()).forEach((s) => {
+        if (s.kind !== "video") return;
+        if (s.type === "outbound-rtp") { t.sent += s.bytesSent; t.framesSent += s.framesSent; }
+        if (s.type === "inbound-rtp") t.received += s.bytesReceived;
+      });
+      out[seat] = t;
+    }
     return out;
   }
 
