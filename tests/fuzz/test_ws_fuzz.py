@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 import warnings
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import anyio
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,6 +28,7 @@ from plugin.host.clock import FakeClock
 from plugin.web.app import ServerConfig, create_app
 
 from .messages import CANDIDATES, SENDER, bad_messages
+from .wire import Channel, catch_up, in_process, log_size, play_to_vote
 
 with warnings.catch_warnings():  # starlette 1.x: "use httpx2" at import, nothing else
     warnings.filterwarnings("ignore", message=r"Using `httpx` with `starlette.testclient`")
@@ -54,34 +51,6 @@ FUZZ = settings(
 batches = st.lists(bad_messages, min_size=BATCH, max_size=BATCH)
 
 
-@dataclass
-class Channel:
-    """One connection: send one frame, read the next message (with a timeout)."""
-
-    send: Callable[[str, bytes], None]
-    read: Callable[[], dict[str, Any]]
-    state: dict[str, Any] | None = None  # the newest state read
-
-    def receive(self) -> dict[str, Any]:
-        message = self.read()
-        if message["type"] == "state":
-            self.state = message
-        return message
-
-    def request(self, type: str, id: str, **fields: Any) -> dict[str, Any]:
-        self.send("text", json.dumps({"v": 1, "id": id, "type": type, **fields}).encode())
-        while True:
-            message = self.receive()
-            if message["type"] != "state":
-                return message
-
-    def until(self, accept: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-        """The newest state, once it satisfies `accept` (reading more until it does)."""
-        while self.state is None or not accept(self.state):
-            self.receive()
-        return self.state
-
-
 def check_refused(channel: Channel, kind: str, payload: bytes, counter: list[int]) -> None:
     channel.send(kind, payload)
     reply = channel.receive()
@@ -89,44 +58,6 @@ def check_refused(channel: Channel, kind: str, payload: bytes, counter: list[int
     assert reply["type"] == "error", f"{payload[:200]!r} was not refused: {reply}"[:600]
     assert isinstance(reply["error"], str) and reply["error"]
     assert isinstance(reply["message"], str)
-
-
-def play_to_vote(host: Channel, seats: dict[int, Channel]) -> dict[str, Any]:
-    """Start, nominate 5 and 6, press `next` until the day-1 vote is open; its state."""
-    host.until(lambda s: True)
-    assert host.request("start", "s0")["type"] == "ack"
-    nominations = dict(zip((1, 2), CANDIDATES, strict=True))
-    for step in range(60):
-        state = host.until(lambda s: True)
-        round_ = (state.get("vote") or {}).get("round")
-        if state["phase"] == "voting" and round_ and round_["open"]:
-            assert SENDER in round_["waiting"]
-            return state
-        speaker = state.get("speaker")
-        if state["phase"] == "speech" and speaker in nominations:
-            reply = seats[speaker].request(
-                "nominate", f"n{speaker}", target=nominations.pop(speaker)
-            )
-            assert reply["type"] == "ack", reply
-        version = state["table"]["version"]
-        reply = host.request("next", f"x{step}")
-        assert reply["type"] == "ack", reply
-        host.until(lambda s, v=version: s["table"]["version"] > v)
-    raise AssertionError("the vote never opened")
-
-
-def catch_up(host: Channel, others: Iterable[Channel]) -> None:
-    """Read every state already sent, so the next message is the answer to the next frame
-    (the host's newest state is the table's: an ack comes after the state it caused)."""
-    assert host.state is not None
-    version = host.state["table"]["version"]
-    for channel in others:
-        channel.until(lambda s: s["table"]["version"] >= version)
-
-
-def log_size(db: Path) -> int:
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as log:
-        return int(log.execute("SELECT count(*) FROM events").fetchone()[0])
 
 
 # --- in-process: starlette's TestClient ---------------------------------------------------
@@ -141,25 +72,7 @@ def test_ten_thousand_bad_messages_in_process(tmp_path: Path) -> None:
         links = answer.json()
 
         def open_channel(token: str) -> Channel:
-            ws = stack.enter_context(client.websocket_connect(f"/ws?token={token}"))
-
-            def send(kind: str, payload: bytes) -> None:
-                if kind == "text":
-                    ws.send_text(payload.decode())
-                else:
-                    ws.send_bytes(payload)
-
-            def receive() -> dict[str, Any]:
-                # The session's own receive() waits forever; a missing reply must fail.
-                async def next_message() -> Any:
-                    with anyio.fail_after(10):
-                        return await ws._send_rx.receive()
-
-                message = ws.portal.call(next_message)
-                assert message["type"] == "websocket.send", message
-                return json.loads(message["text"])
-
-            return Channel(send, receive)
+            return in_process(stack, client, f"/ws?token={token}")
 
         host = open_channel(links["host"]["token"])
         seats = {s["seat"]: open_channel(s["token"]) for s in links["seats"] if s["seat"] <= 3}
