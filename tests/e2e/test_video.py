@@ -202,7 +202,18 @@ async def test_three_pages_see_each_other_by_day_the_black_team_at_its_meeting_n
     await wait_still(host, [1, 2, 5])
     await wait_tiles(host, {1: "hidden", 2: "hidden", 5: "hidden"})
 
-    # Morning: everyone again, over the connections kept through the night.
+    # Seat 5 reloads at night: no page sets up a connection to it (nor the server relays
+    # one) until the morning.
+    await pages[5].close()
+    pages[5] = await open_page(site, 5)
+    await wait_tiles(pages[5], {1: "hidden", 2: "hidden", "host": "hidden", 5: "hidden"})
+    await asyncio.sleep(STILL_WINDOW)
+    assert await pages[5].evaluate("window.video.peers()") == {}
+    for page in (host, pages[1], pages[2]):
+        assert "5" not in await page.evaluate("window.video.peers()")
+
+    # Morning: everyone again, over the connections kept through the night (and new ones
+    # for seat 5).
     for _ in range(3):  # the sheriff's meeting, free seating, the first speech
         await command(host, "next")
     for page in (host, *pages.values()):

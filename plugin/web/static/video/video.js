@@ -2,7 +2,7 @@
 // peer connections, video only (audio stays on the server path, so the microphone rules
 // hold), signalled through our server's `/video` WebSocket (plugin/web/video.py).
 //
-//   const video = await startVideo({ wsUrl, token, seat, tileFor, quality });
+//   const video = await startVideo({ wsUrl, token, seat, tileFor, quality, view });
 //   video.update(view);   // on every state message of the control WebSocket
 //   video.stop();
 //
@@ -38,6 +38,7 @@ const POLL_MS = 1000; // how often a tile checks that its frames still arrive
 
 /** Whether `who` may see and be seen in `phase` (video.py `awake`). */
 export function awake(phase, who, black) {
+  if (phase == null) return false; // no view yet: link nobody until the page knows the phase
   if (!NIGHT.has(phase)) return true;
   return phase === "black_meeting" && (who === "host" || black.has(who));
 }
@@ -62,7 +63,7 @@ const rank = (who) => (who === "host" ? 0 : who); // the lower rank is polite
 
 export async function startVideo({
   wsUrl, token, seat, tileFor, quality = "low", connectTimeoutMs = CONNECT_TIMEOUT_MS,
-  camera = true,
+  camera = true, view = null,
 }) {
   const q = QUALITY[quality];
   if (!q) throw new Error(`quality is one of ${Object.keys(QUALITY)}, not ${quality}`);
@@ -79,6 +80,7 @@ export async function startVideo({
     }
   }
   const mesh = new Mesh({ seat, tileFor, quality: q, connectTimeoutMs, localStream });
+  if (view) mesh.update(view);
   await mesh.connect(signallingUrl(wsUrl, token));
   return mesh.api();
 }
@@ -100,7 +102,7 @@ class Mesh {
     this.localTrack = localStream?.getVideoTracks()[0] ?? null;
     this.present = new Map(); // seat -> server conn number
     this.peers = new Map(); // seat -> Peer
-    this.phase = "lobby";
+    this.phase = null; // until the first view: nobody is linked
     this.black = new Set();
     this.seats = [];
     this.stopped = false;
