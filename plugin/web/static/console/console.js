@@ -222,8 +222,15 @@ $("host-mic").addEventListener("click", () => {
 });
 $("dialog-close").addEventListener("click", () => send("choice", { choice: "close" }));
 
+// Text fields keep their space bar; everywhere else (a focused checkbox or button too) the
+// space bar is the "next step" key and nothing else.
+function typing(target) {
+  if (target instanceof HTMLTextAreaElement) return true;
+  return target instanceof HTMLInputElement && !["checkbox", "radio", "button"].includes(target.type);
+}
+
 document.addEventListener("keydown", (event) => {
-  if (event.target instanceof HTMLInputElement || event.target instanceof HTMLTextAreaElement) return;
+  if (typing(event.target)) return;
   if (event.code === "Space" && event.repeat) {
     event.preventDefault();
   } else if (event.code === "Space") {
@@ -236,7 +243,7 @@ document.addEventListener("keydown", (event) => {
 
 // A space on a focused button would also click it when the key comes up: not here.
 document.addEventListener("keyup", (event) => {
-  if (event.code === "Space" && !(event.target instanceof HTMLInputElement)) event.preventDefault();
+  if (event.code === "Space" && !typing(event.target)) event.preventDefault();
 });
 
 setInterval(() => view && renderClock(), 200);

@@ -110,21 +110,45 @@ class Mesh {
     this.signals = Promise.resolve(); // the chain that handles signals in order
   }
 
+  /** Open the signalling socket; resolves on the first welcome. A socket that closes later
+   * is reopened (backoff up to 10 s) unless the token was refused or another tab of the
+   * same seat took over; meanwhile every tile of a peer shows "no video". */
   connect(url) {
+    this.url = url;
+    this.retries = 0;
     this.poller = setInterval(() => this.poll().catch(() => {}), POLL_MS);
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url);
-      this.ws = ws;
-      ws.onmessage = (event) => {
-        const message = JSON.parse(event.data);
-        if (message.type === "welcome") resolve();
-        this.onMessage(message);
-      };
-      ws.onclose = (event) => {
-        reject(new Error(`video signalling closed: ${event.code} ${event.reason}`));
-        if (!this.stopped) this.dropAll();
-      };
+      this.opening = { resolve, reject };
+      this.open();
     });
+  }
+
+  open() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "welcome") {
+        this.retries = 0;
+        this.opening?.resolve();
+        this.opening = null;
+      }
+      this.onMessage(message);
+    };
+    ws.onclose = (event) => {
+      if (this.ws !== ws || this.stopped) return;
+      this.dropAll();
+      if (this.opening) {
+        this.opening.reject(new Error(`video signalling closed: ${event.code} ${event.reason}`));
+        this.opening = null;
+        return;
+      }
+      const final = event.code === 4401 || event.code === 4404 ||
+        this.errors.some((e) => e.error === "replaced");
+      if (final) return;
+      const delay = Math.min(10_000, 500 * 2 ** this.retries++);
+      this.reopen = setTimeout(() => this.open(), delay);
+    };
   }
 
   send(message) {
@@ -164,7 +188,9 @@ class Mesh {
 
   async onSignal(message) {
     const from = message.from;
-    this.present.set(from, message.conn);
+    // join and leave are handled at once, signals in turn: one from a page that has left
+    // (or been replaced) since is stale.
+    if (this.present.get(from) !== message.conn) return;
     let peer = this.peers.get(from);
     if (peer && (peer.remoteConn !== message.conn ||
                  (peer.remoteGen !== null && message.gen > peer.remoteGen))) {
@@ -283,6 +309,7 @@ class Mesh {
   stop() {
     this.stopped = true;
     clearInterval(this.poller);
+    clearTimeout(this.reopen);
     for (const peer of this.peers.values()) peer.close();
     this.peers.clear();
     this.ws?.close();

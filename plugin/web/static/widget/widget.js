@@ -207,8 +207,9 @@ function renderActions(me) {
       }
     } else {
       heading = round.number > 1 ? t("vote.revote") : t("vote.title");
-      if (!me.can_vote) text = t("vote.no_vote");
-      else if (!round.waiting.includes(me.seat)) text = t("vote.done");
+      // me.can_vote: may still vote now (it turns false once the vote is cast).
+      if (round.voters.includes(me.seat) && !round.waiting.includes(me.seat)) text = t("vote.done");
+      else if (!me.can_vote) text = t("vote.no_vote");
       else text = t("vote.waiting", { n: round.waiting.length });
     }
   } else if (SPEECH_PHASES.has(view.phase) && view.speaker === me.seat) {
