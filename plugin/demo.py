@@ -98,6 +98,15 @@ def use_host_and_loopback_ice() -> None:
     aioice.ice.get_host_addresses = addresses
 
 
+def _video_routes() -> list[Any]:
+    """The video mesh's signalling (issue 8) when it is installed; the pages find it."""
+    try:
+        from plugin.web.video import video_routes
+    except ImportError:
+        return []
+    return [video_routes]
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="autohost demo", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -136,7 +145,7 @@ async def run_demo(args: argparse.Namespace, *, ready: asyncio.Event | None = No
         base_url=base_url,
         room_factory=tables.room,
         voice_factory=tables.voice,
-        routes=(page_routes, tables.routes),
+        routes=(page_routes, tables.routes, *_video_routes()),
     )
     app = create_app(config)
     server = uvicorn.Server(

@@ -63,6 +63,7 @@ async function receive(next) {
     startVideoIfAvailable({
       token,
       seat: "host",
+      view,
       tileFor: (s) => ensureTiles($("tiles"), view.table.seats)(s)?.querySelector(".video"),
     }).then((handle) => {
       video = handle;

@@ -65,8 +65,9 @@ export async function startAudio({ tableId, token, audio, onBlocked }) {
   };
 }
 
-/** The video tiles of issue 8, if /static/video/video.js exists; else a no-op. */
-export async function startVideoIfAvailable({ token, seat, tileFor }) {
+/** The video tiles of issue 8, if /static/video/video.js exists and the server has its
+ * `/video` signalling route; else a no-op (the overlay works without video). */
+export async function startVideoIfAvailable({ token, seat, tileFor, view }) {
   const noop = { update() {}, stop() {} };
   let module;
   try {
@@ -75,12 +76,12 @@ export async function startVideoIfAvailable({ token, seat, tileFor }) {
     return noop; // not installed: the overlay works without it
   }
   if (typeof module.startVideo !== "function") return noop;
-  const wsUrl = new URL("../../ws", location.href);
+  const wsUrl = new URL("../../video", location.href);
   wsUrl.protocol = location.protocol === "https:" ? "wss:" : "ws:";
   wsUrl.search = "";
   wsUrl.hash = "";
   try {
-    return (await module.startVideo({ wsUrl: wsUrl.toString(), token, seat, tileFor })) ?? noop;
+    return (await module.startVideo({ wsUrl: wsUrl.toString(), token, seat, tileFor, view })) ?? noop;
   } catch (error) {
     console.warn("video did not start", error);
     return noop;

@@ -74,7 +74,12 @@ function startMedia() {
     })
     .catch((error) => toast($("toast"), t("media.error", { message: error.message }), 8000));
   const grid = $("tiles");
-  startVideoIfAvailable({ token, seat, tileFor: (s) => ensureTiles(grid, view.table.seats)(s)?.querySelector(".video") })
+  startVideoIfAvailable({
+    token,
+    seat,
+    view,
+    tileFor: (s) => ensureTiles(grid, view.table.seats)(s)?.querySelector(".video"),
+  })
     .then((handle) => {
       video = handle;
       if (view) video.update(view);
