@@ -1,0 +1,78 @@
+"""A simulated player's voice goes through the embedded room like a browser's: over real
+WebRTC (aiortc on loopback), forwarded to the others during its speech, and not after."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from plugin.demo import EmbeddedTables
+from plugin.host.commands import HOST, Command
+from plugin.host.settings import TableSettings
+from plugin.rooms.embedded import loopback_ice
+from plugin.rooms.embedded.client import RoomClient, http_answerer
+from plugin.sim import SimPlayer
+from plugin.web.app import ServerConfig, create_app
+from plugin.web.tokens import table_links
+from tests.e2e.harness import serve
+
+pytestmark = [pytest.mark.slow]
+
+LONG = {"speech_seconds": 300, "black_meeting_seconds": 300}
+
+
+async def test_a_bot_is_heard_during_its_speech_only(tmp_path: Path):
+    tables = EmbeddedTables(voice=False)
+    app = create_app(
+        ServerConfig(
+            db_path=tmp_path / "audio.db",
+            admin_key="audio-admin-key-0123456789",
+            secret=b"audio-secret-0123456789abcdef",
+            room_factory=tables.room,
+            voice_factory=tables.voice,
+            routes=(tables.routes,),
+        )
+    )
+    with loopback_ice():
+        async with serve(app) as url:
+            table = await app.state.server.registry.create(
+                TableSettings(language="en", seats=10, seed=2, overrides=LONG)
+            )
+            links = table_links(app.state.server.signer, url, table.id, 10)
+            room = tables.rooms[table.id]
+            bot = SimPlayer(url, table.id, 1, links["seats"][0]["token"], seed=3, lang="en",
+                            speech_seconds=60)  # fmt: skip
+            listener = RoomClient(keep_seconds=30)
+            try:
+                await bot.start()
+                offer_url = f"{url}/rtc/{table.id}/offer"
+                await listener.connect(http_answerer(offer_url, links["seats"][1]["token"]))
+                assert bot.room is not None and bot.microphone is not None
+                submit = table.submit
+                assert (await submit(HOST, Command(kind="start"))).ok
+                while table.state.phase.value != "speech":
+                    assert (await submit(HOST, Command(kind="next"))).ok
+                assert table.state.speaker == 1
+
+                # Its speech: it says its line; the room forwards it; seat 2 hears speech.
+                async with asyncio.timeout(60):
+                    while room.stats().get(1) is None or room.stats()[1].frames_forwarded < 50:
+                        await asyncio.sleep(0.05)
+                assert bot.microphone.lines_said == 1
+                await asyncio.sleep(0.5)
+                heard = [s for _, s in list(listener._kept)]
+                assert heard and np.sqrt(np.mean(np.concatenate(heard).astype(float) ** 2)) > 100
+
+                # The host ends it: the gate closes, the bot stops sending.
+                assert (await submit(HOST, Command(kind="end_speech"))).ok
+                assert table.state.speaker == 2
+                await asyncio.sleep(0.3)
+                forwarded = room.stats()[1].frames_forwarded
+                await asyncio.sleep(1.0)
+                assert room.stats()[1].frames_forwarded == forwarded
+            finally:
+                await listener.close()
+                await bot.stop()
