@@ -112,6 +112,7 @@ async def run_terminal_vote(
         window = timer.seconds if timer is not None else 1.0
         r = state.vote.round if state.vote is not None else None
         phase = state.phase.value
+        key: tuple[Any, ...]
         if phase == "voting" and r is not None and r.kind != "lift":
             key = ("vote", r.number)
             if key not in planned_for:
@@ -138,6 +139,7 @@ async def run_terminal_vote(
     # The first timer (0 s) opens the vote (new_vote: leaves may come before it).
     say(f"Day vote, {players} players, candidates {list(NOMINATIONS)}, rules {preset!r}, "
         f"timers x1/{speed:g}")  # fmt: skip
+    assert state.timer is not None  # new_vote starts with that timer
     step(ev.TimerExpired(timer=state.timer.id))
     while not state.over:
         plan()
