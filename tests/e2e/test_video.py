@@ -24,7 +24,7 @@ from plugin.host.settings import TableSettings
 from plugin.paths import ROOT
 from plugin.rules.state import Phase
 from plugin.web.app import ServerConfig, create_app
-from plugin.web.video import may_link, video_routes
+from plugin.web.video import Relay, may_link, video_routes
 
 from .harness import serve
 
@@ -42,6 +42,8 @@ class Site:
     url: str
     tokens: dict[int | str, str]
     context: BrowserContext
+    table: str
+    relay: Relay
 
 
 @pytest.fixture
@@ -69,14 +71,15 @@ async def site(tmp_path: Path, browser: Browser) -> AsyncIterator[Site]:
         tokens["host"] = links["host"]["token"]
         context = await browser.new_context()
         try:
-            yield Site(url=url, tokens=tokens, context=context)
+            relay = next(r.relay for r in app.routes if getattr(r, "path", "") == "/video")
+            yield Site(url=url, tokens=tokens, context=context, table=table.id, relay=relay)
         finally:
             await context.close()
 
 
 async def open_page(site: Site, who: int | str, *, timeout_ms: int = 10_000) -> Page:
     page = await site.context.new_page()
-    page.on("console", lambda m: m.type == "error" and print(f"[{who}] {m.text}"))
+    page.on("console", lambda m: m.type in ("error", "warning") and print(f"[{who}] {m.text}"))
     await page.goto(
         f"{site.url}/static/video/test.html?token={site.tokens[who]}&timeout={timeout_ms}"
     )
@@ -307,3 +310,18 @@ async def test_the_page_and_the_server_apply_the_same_night_rule(site: Site) -> 
     on_server = [[[may_link(p, a, b, frozenset(black)) for b in who] for a in who] for p in phases]
     assert in_page == on_server
     assert any(any(row) for row in on_server[phases.index("black_meeting")])
+
+
+async def test_a_dropped_signalling_socket_reconnects_and_the_video_comes_back(
+    site: Site,
+) -> None:
+    pages = {seat: await open_page(site, seat) for seat in (1, 2)}
+    await wait_growing(pages[1], [2])
+    first = site.relay.present(site.table)[2]
+    first.close()  # the server drops seat 2's signalling (as for a page too slow to read)
+    await wait_tiles(pages[1], {2: "novideo"})
+    await wait_growing(pages[1], [2])
+    await wait_growing(pages[2], [1])
+    await wait_tiles(pages[1], {2: "live"})
+    await wait_tiles(pages[2], {1: "live"})
+    assert site.relay.present(site.table)[2].conn != first.conn

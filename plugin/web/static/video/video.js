@@ -35,6 +35,8 @@ export const QUALITY = {
 
 const CONNECT_TIMEOUT_MS = 10_000; // a peer not connected by then shows "no video"
 const POLL_MS = 1000; // how often a tile checks that its frames still arrive
+const STUCK_MS = 2000; // negotiated but ICE not started (or failed) this long: rebuild
+const MAX_REBUILDS = 5;
 
 /** Whether `who` may see and be seen in `phase` (video.py `awake`). */
 export function awake(phase, who, black) {
@@ -187,26 +189,37 @@ class Mesh {
   }
 
   async onSignal(message) {
-    const from = message.from;
+    const { from, gen, description } = message;
     // join and leave are handled at once, signals in turn: one from a page that has left
     // (or been replaced) since is stale.
     if (this.present.get(from) !== message.conn) return;
     let peer = this.peers.get(from);
-    if (peer && (peer.remoteConn !== message.conn ||
-                 (peer.remoteGen !== null && message.gen > peer.remoteGen))) {
-      peer.close(); // the other page reloaded or rebuilt its connection: so do we
-      peer = this.newPeer(from, peer.gen + 1);
-    } else if (peer && peer.remoteGen !== null && message.gen < peer.remoteGen) {
-      return; // stale: meant for a connection the other side already dropped
+    if (peer && description?.type === "offer" && peer.remoteGen !== null &&
+        gen > peer.remoteGen) {
+      // The other side rebuilt its connection and offers anew: rebuild ours to match.
+      peer.close();
+      peer = this.newPeer(from, peer.gen + 1, peer.rebuilds);
     }
-    // The server relayed it, so the server lets us link now, even if our view lags.
-    peer ??= this.newPeer(from, 1);
-    peer.remoteGen = message.gen;
+    if (!peer) {
+      if (description?.type !== "offer") return; // nothing to answer or add it to
+      // The server relayed it, so the server lets us link now, even if our view lags.
+      peer = this.newPeer(from, 1);
+    }
+    if (peer.remoteGen !== null && gen < peer.remoteGen) return; // a dropped connection's
+    if (!description && gen !== peer.remoteGen) return; // a candidate of another connection
+    if (description) peer.remoteGen = gen;
     await peer.handle(message);
   }
 
-  newPeer(seat, gen) {
+  /** Replace a peer's connection by a new one with the next gen (the other side follows). */
+  rebuild(peer) {
+    peer.close();
+    this.newPeer(peer.seat, peer.gen + 1, peer.rebuilds + 1);
+  }
+
+  newPeer(seat, gen, rebuilds = 0) {
     const peer = new Peer(this, seat, this.present.get(seat), gen);
+    peer.rebuilds = rebuilds;
     this.peers.set(seat, peer);
     peer.applyRule();
     return peer;
@@ -266,6 +279,9 @@ class Mesh {
       errors: () => [...this.errors],
       debug: () => Object.fromEntries([...this.peers].map(([seat, peer]) => [seat, {
         connection: peer.pc.connectionState, gen: peer.gen, remoteGen: peer.remoteGen,
+        signaling: peer.pc.signalingState, ice: peer.pc.iceConnectionState,
+        local: peer.pc.localDescription?.type ?? null,
+        remote: peer.pc.remoteDescription?.type ?? null, log: peer.log,
         sending: peer.sending, transceivers: peer.pc.getTransceivers().length,
         frames: peer.frames, flowing: peer.flowing,
         limits: peer.sender?.getParameters().encodings?.[0] ?? null,
@@ -302,6 +318,7 @@ class Mesh {
       const frames = await peer.decoded();
       peer.flowing = frames > peer.frames;
       peer.frames = frames;
+      peer.watch();
       peer.paint();
     }
   }
@@ -333,6 +350,9 @@ class Peer {
     this.ignoreOffer = false;
     this.stream = null;
     this.closed = false;
+    this.stuckSince = null;
+    this.rebuilds = 0;
+    this.log = [];
     this.frames = 0; // framesDecoded at the last poll
     this.flowing = false;
     this.started = performance.now();
@@ -358,18 +378,25 @@ class Peer {
         this.makingOffer = true;
         await this.pc.setLocalDescription();
         this.signal({ description: plain(this.pc.localDescription) });
+        this.note("sent offer");
       } catch (error) {
+        this.note(`offer failed ${error}`);
         console.warn("video: offer failed", this.seat, error);
       } finally {
         this.makingOffer = false;
       }
     };
     this.pc.onconnectionstatechange = () => {
-      if (this.pc.connectionState === "failed" && !this.closed) this.pc.restartIce();
       if (this.pc.connectionState === "connected") this.limit();
       this.paint();
     };
     this.timer = setTimeout(() => this.paint(), mesh.connectTimeoutMs + 50);
+  }
+
+  /** Keep the last few negotiation steps for debug() (a failing test prints them). */
+  note(step) {
+    this.log.push(step);
+    if (this.log.length > 40) this.log.shift();
   }
 
   signal(fields) {
@@ -378,6 +405,7 @@ class Peer {
 
   async handle({ description, candidate }) {
     const pc = this.pc;
+    this.note(description ? `${description.type}@${pc.signalingState}/${this.makingOffer}` : "cand");
     try {
       if (description) {
         const collision = description.type === "offer" &&
@@ -397,11 +425,30 @@ class Peer {
         }
       }
     } catch (error) {
+      this.note(`failed ${error}`);
       if (!this.closed) console.warn("video: signalling failed", this.seat, error);
     }
   }
 
   /** Sender encoding limits: the quality's bitrate and frame rate (docs/video.md). */
+  /** The impolite side rebuilds the connection when negotiation is done but ICE is stuck
+   * or failed. Seen in Chromium (1 glare in ~12): when the polite side's offer is rolled
+   * back while it gathers, that connection never gathers a candidate again, not even
+   * after restartIce(), and ICE stays "new" on both sides. */
+  watch() {
+    const pc = this.pc;
+    const stuck = !this.polite && !this.closed && pc.signalingState === "stable" &&
+      pc.remoteDescription && ["new", "failed"].includes(pc.iceConnectionState);
+    const now = performance.now();
+    if (!stuck) {
+      this.stuckSince = null;
+    } else if (this.stuckSince == null) {
+      this.stuckSince = now;
+    } else if (now - this.stuckSince > STUCK_MS && this.rebuilds < MAX_REBUILDS) {
+      this.mesh.rebuild(this);
+    }
+  }
+
   async decoded() {
     if (this.closed) return this.frames;
     let frames = 0;
