@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 import sys
 from pathlib import Path
@@ -70,7 +71,9 @@ def main(argv: list[str]) -> int:
         signal.signal(number, lambda sig, frame: stopped_by.append(sig))
     code = asyncio.run(serve(args))
     if stopped_by:
-        print(f"autohost: stopped ({signal.Signals(stopped_by[0]).name})", flush=True)
+        # Whoever started us may have stopped reading our output already.
+        with contextlib.suppress(BrokenPipeError):
+            print(f"autohost: stopped ({signal.Signals(stopped_by[0]).name})", flush=True)
     return code
 
 
