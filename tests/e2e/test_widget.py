@@ -378,3 +378,20 @@ async def test_a_page_reconnects_and_gets_the_state_back(
         await page.evaluate("window.__widget.socket.send('pass')")
         await page.wait_for_selector("#toast:not([hidden])")
         assert "Refused" in (await page.text_content("#toast") or "")
+
+
+async def test_a_page_without_a_microphone_still_hears_the_table(
+    browser: Browser, loopback_ice: None, tmp_path: Path
+):
+    async with running_game(tmp_path, language="en") as game:
+        page = await browser.new_page()
+        page.set_default_timeout(LONG_MS)
+        await page.add_init_script(
+            "navigator.mediaDevices.getUserMedia = () =>"
+            " Promise.reject(new DOMException('Permission denied', 'NotAllowedError'));"
+        )
+        await page.goto(game.page_url(1))
+        await start_following_meter(page, "table")
+        assert "No microphone" in (await page.text_content("#toast") or "")
+        await game.submit(HOST, "start")  # the host's voice announces the night
+        await wait_for_audio(page, "table", above=HEARD, timeout=60)

@@ -14,18 +14,30 @@ const MAX_RETRY_MS = 8000;
 /**
  * Join the table's audio with `token`; play the room's mix in `audio` (<audio autoplay>).
  * Resolves after the first connection with {setSending(on), close()}; throws if that
- * first connection is refused (the caller shows why). Each (re)connection is announced
+ * first connection is refused (the caller shows why). Without a microphone (refused or
+ * absent) the page still listens: it sends a silent track and calls onNoMicrophone. Each (re)connection is announced
  * with a "room" event on document (detail: media.js's connection) and window.__room.
  */
-export async function startAudio({ tableId, token, audio, onBlocked }) {
+export async function startAudio({ tableId, token, audio, onBlocked, onNoMicrophone }) {
   const signalUrl = new URL(`../../rtc/${encodeURIComponent(tableId)}/offer`, location.href).toString();
   let current = null;
   let sending = true;
   let closed = false;
   let delay = FIRST_RETRY_MS;
 
+  let microphone; // undefined: ask getUserMedia; a stream: send that one
+
   async function join() {
-    const room = await connect(signalUrl, token);
+    let room;
+    try {
+      room = await connect(signalUrl, token, microphone ? { microphone } : {});
+    } catch (error) {
+      if (microphone || !["NotAllowedError", "NotFoundError", "NotReadableError"].includes(error.name)) throw error;
+      // No microphone (refused or absent): listen anyway, sending a silent track.
+      microphone = new AudioContext().createMediaStreamDestination().stream;
+      onNoMicrophone?.(error);
+      room = await connect(signalUrl, token, { microphone });
+    }
     current = room;
     await room.setSending(sending);
     audio.srcObject = room.remoteStream;

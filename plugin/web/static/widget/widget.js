@@ -67,6 +67,7 @@ function startMedia() {
     token,
     audio: $("room-audio"),
     onBlocked: () => showSoundButton(),
+    onNoMicrophone: (error) => toast($("toast"), t("media.no_mic", { message: error.message }), 8000),
   })
     .then((room) => {
       audio = room;
