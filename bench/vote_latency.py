@@ -1,11 +1,12 @@
 """Vote message → every widget of the table has the new state: p50/p99, over real sockets.
 
 A real `autohost serve` process; one table with 12 WebSocket clients (the host console, the
-ten seats, a second tab of seat 7), then 50 such tables (600 clients), each voting at a
-club's pace (a vote every ~1 s), then all voting back to back (saturation). Each
-sample: a seat sends a vote, the clock stops when all 12 clients of that table have read a
-state with a newer version; the host's undo then takes the ballot back (not timed).
-The clients run in this process, on the same 2 cores as the server.
+ten seats, a second tab of seat 7), then 50 such tables (600 clients), each casting its
+round's ten ballots at a club's pace (~1 s apart), then all voting back to back with an
+undo after each vote (saturation). Each sample: a seat sends a vote, the clock stops when
+all 12 clients of that table have read a state with a newer version. The clients run in
+this process, on the same 2 cores as the server (and whatever else the machine runs: the
+load average is printed).
 
     .venv/bin/python bench/vote_latency.py [--samples 300] [--tables 50]
 
@@ -112,22 +113,34 @@ async def open_table(client: httpx.AsyncClient, port: int, seed: int) -> list[Wi
     return widgets
 
 
-async def sample_votes(widgets: list[Widget], samples: int, pace: float = 0) -> list[float]:
-    """`samples` votes, each timed until all clients have the new state; `pace`: the mean
-    pause between votes (a real table casts ~10 ballots in a 15 s window)."""
-    host, voter = widgets[0], widgets[8]  # seat 8 votes, the host takes it back
-    latencies: list[float] = []
+async def timed_vote(widgets: list[Widget], voter: Widget, candidate: int) -> float:
+    """Send one vote; milliseconds until every client of the table has read the new state."""
+    version = max(w.version for w in widgets)
+    await asyncio.gather(*(w.newer_than(version - 1) for w in widgets))
+    waits = [w.newer_than(version) for w in widgets]
+    started = time.perf_counter()
+    await voter.request("vote", candidate=candidate)  # a refused vote stops the bench here
+    moments = await asyncio.gather(*waits)  # each the moment that client read the state
+    return (max(moments) - started) * 1000
+
+
+async def one_round(widgets: list[Widget], pace: float) -> list[float]:
+    """The ten seats cast their ballots of the open round, about `pace` seconds apart (a
+    real table casts ~10 ballots in a 15 s window); no undo, nothing but votes."""
+    latencies = []
+    for seat in range(1, 11):
+        await asyncio.sleep(random.uniform(0.5 * pace, 1.5 * pace))
+        candidate = 6 if seat == 5 else 5  # no vote for oneself
+        latencies.append(await timed_vote(widgets, widgets[seat], candidate))
+    return latencies
+
+
+async def vote_and_undo(widgets: list[Widget], samples: int, seat: int = 8) -> list[float]:
+    """`seat` votes, the host takes it back (undo, not timed), `samples` times."""
+    host, voter = widgets[0], widgets[seat]
+    latencies = []
     for _ in range(samples):
-        if pace:
-            await asyncio.sleep(random.uniform(0.5 * pace, 1.5 * pace))
-        version = max(w.version for w in widgets)
-        await asyncio.gather(*(w.newer_than(version - 1) for w in widgets))
-        waits = [w.newer_than(version) for w in widgets]
-        started = time.perf_counter()
-        await voter.ws.send(json.dumps({"v": 1, "id": f"b{next(_ids)}", "type": "vote",
-                                        "candidate": 5}))  # fmt: skip
-        moments = await asyncio.gather(*waits)
-        latencies.append((max(moments) - started) * 1000)
+        latencies.append(await timed_vote(widgets, voter, 5))
         version = max(w.version for w in widgets)
         await host.request("undo")
         await asyncio.gather(*(w.newer_than(version) for w in widgets))
@@ -163,26 +176,25 @@ async def main() -> None:
         try:
             async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
                 one = await open_table(client, port, seed=1)
-                single = await sample_votes(one, args.samples)
+                single = await vote_and_undo(one, args.samples)
                 for widget in one:
                     await widget.close()
-                print(f"1 table, 12 clients, {len(single)} votes: "
+                print(f"1 table, 12 clients, {len(single)} votes (each undone after): "
                       f"p50 {statistics.median(single):.1f} ms, "
                       f"p99 {percentile(single, 0.99):.1f} ms, "
                       f"max {max(single):.1f} ms")  # fmt: skip
                 many = [await open_table(client, port, seed=i) for i in range(args.tables)]
-                per_table = max(5, args.samples // 10)
-                results = await asyncio.gather(
-                    *(sample_votes(w, per_table, pace=args.pace) for w in many)
-                )
+                results = await asyncio.gather(*(one_round(w, args.pace) for w in many))
                 spread = [value for result in results for value in result]
-                print(f"{args.tables} tables, {12 * args.tables} clients, a vote every "
-                      f"~{args.pace} s at each table, {len(spread)} votes: "
+                print(f"{args.tables} tables, {12 * args.tables} clients, each table's ten "
+                      f"ballots ~{args.pace} s apart, {len(spread)} votes: "
                       f"p50 {statistics.median(spread):.1f} ms, "
                       f"p99 {percentile(spread, 0.99):.1f} ms, "
                       f"max {max(spread):.1f} ms")  # fmt: skip
+                # Every seat has voted: take seat 10's ballot back, then seat 10 votes again.
+                await asyncio.gather(*(w[0].request("undo") for w in many))
                 started = time.perf_counter()
-                results = await asyncio.gather(*(sample_votes(w, per_table) for w in many))
+                results = await asyncio.gather(*(vote_and_undo(w, 10, seat=10) for w in many))
                 took = time.perf_counter() - started
                 flood = [value for result in results for value in result]
                 rate = len(flood) / took
