@@ -213,3 +213,19 @@ def test_assigned_roles_must_fit() -> None:
     assert wrong.value.reason == "bad_roles"
     with pytest.raises(InvalidAction):
         new_game(load_preset("classic"), players=13)
+
+
+def test_views_offer_the_best_move_to_the_first_victim_bug() -> None:
+    """Bug: the seat view returned no action for a seat out of the game, so the first night's
+    victim (always out) was never offered his best move."""
+    from plugin.rules.views import seat_view
+
+    d = Driver.game()
+    to_night_shot(d)
+    for black in (2, 5, 8):
+        d.send(ev.Shoot(by=black, target=1))
+    d.until_phase(Phase.MORNING_LAST_WORD)
+    assert seat_view(d.state, 1)["me"]["action"] == "best_move"
+    assert seat_view(d.state, 3)["me"]["action"] is None
+    d.send(ev.BestMove(by=1, seats=(2, 5, 8)))
+    assert seat_view(d.state, 1)["me"]["action"] is None
