@@ -243,8 +243,10 @@ def _on_timer(st: _Step, event: ev.TimerExpired) -> None:
     s = st.s
     if s.timer is None or event.timer != s.timer.id:
         raise IllegalAction("stale_timer", f"timer {event.timer} is not the running timer")
-    s.timer = None
+    expired = s.timer
     _TIMER_STEPS[s.phase](st)
+    if s.timer is expired:  # the next step waits for a person: say that no timer runs
+        st.wait()
 
 
 # ---- night zero ------------------------------------------------------------------------

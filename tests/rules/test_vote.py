@@ -255,3 +255,16 @@ def test_candidate_leaving_before_the_vote_cancels_it() -> None:
     result = finish(d)
     assert result["outcome"] == "cancelled"
     assert "vote.start" not in d.said()
+
+
+def test_dialog_after_a_timer_stops_the_timer_bug() -> None:
+    """Bug: when the vote's timer ran out into the live host's dialog, the state had no
+    timer but no StopTimer effect told the host so."""
+    from plugin.rules.effects import StopTimer
+
+    d = Driver.vote("online", nominations=[3, 7], manual=True)
+    d.until_round()
+    d.votes((1, 3), (2, 7))
+    effects = d.tick()
+    assert d.state.phase is Phase.DIALOG and d.state.timer is None
+    assert any(isinstance(e, StopTimer) for e in effects)
