@@ -77,9 +77,15 @@ class Server:
     def authorize(self, table_id: str, token: str) -> int | str | None:
         """The seat (or "host") a token admits to `table_id`, None if refused (rtc_routes)."""
         try:
-            return self.signer.verify(token, table=table_id).seat
+            grant = self.signer.verify(token, table=table_id)
         except TokenError:
             return None
+        table = self.registry.tables.get(table_id) if self.registry else None
+        if grant.is_host:
+            return grant.seat
+        if table is None or not 1 <= int(grant.seat) <= table.settings.seats:
+            return None
+        return grant.seat
 
     def room_for(self, table_id: str) -> Any:
         """The room backend of a running table, None if it is not open (rtc_routes)."""
@@ -142,6 +148,12 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         table = await server.table(grant.table)
         if table is None:
             await _refuse(websocket, "no_table", f"no table {grant.table!r}", CLOSE_NO_TABLE)
+            return
+        if not grant.is_host and not 1 <= int(grant.seat) <= table.settings.seats:
+            # Found by tests/fuzz: a genuine token for seat 42 of a 10-seat table broke the
+            # table's broadcasts. A seat outside the table is refused before it is attached.
+            message = f"seat {grant.seat} is not a seat of table {table.id}"
+            await _refuse(websocket, "token_bad_seat", message, CLOSE_UNAUTHORIZED)
             return
         await _serve_client(server, websocket, table, grant)
 

@@ -154,6 +154,9 @@ def decode(raw: str | bytes) -> Message:
         raise ProtocolError("bad_message", str(error), _salvage_id(data)) from None
     except msgspec.DecodeError as error:
         raise ProtocolError("bad_json", f"not JSON: {error}") from None
+    except RecursionError:
+        # Found by tests/fuzz: ~1,000 nested brackets fit in 4 KiB and exhaust the stack.
+        raise ProtocolError("bad_json", "a message may not be nested this deep") from None
     if message.v != VERSION:
         raise ProtocolError(
             "bad_version",
@@ -180,7 +183,7 @@ def _salvage_id(data: bytes) -> str | None:
     """The client message id of an invalid message, so the error can name it."""
     try:
         value = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
     found = value.get("id") if isinstance(value, dict) else None
     return found if isinstance(found, str) and 0 < len(found) <= 64 else None

@@ -188,12 +188,9 @@ def test_other_tables_token(table: Table) -> None:
         assert theirs.request("start", "theirs")["type"] == "ack"
 
 
-# Found here: the app admits a genuine token for seat 42 of a 10-seat table; building its
-# view raises IndexError inside Hub.attach (before _serve_client's try), so the connection
-# dies AND stays in the hub: every later broadcast of that table fails ("adapter call
-# failed") and its clients get acks but no states. Fix in plugin/web/app.py (refuse a seat
-# outside 1..settings.seats with a token_* error, close 4401); remove this mark with it.
-@pytest.mark.xfail(strict=True, reason="a token for a seat outside the table poisons the hub")
+# Found here (bug): the app admitted a genuine token for seat 42 of a 10-seat table; building
+# its view raised inside Hub.attach, so the connection died AND stayed in the hub, and every
+# later broadcast of that table failed. plugin/web/app.py now refuses it (token_bad_seat).
 def test_token_for_a_seat_outside_the_table(table: Table) -> None:
     outside = table.signer.issue(table.id, 42)
     with nothing_changes(table):
