@@ -63,10 +63,8 @@ async def test_night_actions_and_the_best_move_through_the_widget(
             assert page.errors == []  # type: ignore[attr-defined]
 
 
-# plugin/rules/views.py `_night_action` returns None for a seat that is out before it looks
-# at the best move, and the player killed first is out when his last word comes: the engine
-# accepts his BestMove, but his view never offers it. Strict: this fails once that is fixed.
-@pytest.mark.xfail(strict=True, reason="views: best_move never offered (the seat is out)")
+# The player killed first is out when his last word comes; his view still offers the
+# best move (plugin/rules/views.py, commit 8ac59c4).
 async def test_the_best_move_of_the_player_killed_first(
     browser: Browser, loopback_ice: None, tmp_path: Path
 ):
