@@ -27,84 +27,22 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-from starlette.routing import BaseRoute
 
 from plugin.host.commands import HOST, Command
 from plugin.host.registry import new_table_id
 from plugin.host.settings import LANGUAGES, TableSettings
-from plugin.host.silent import SilentRoom, SilentVoice
-from plugin.rooms.base import RoomBackend, Voice
-from plugin.rooms.embedded import EmbeddedRoom
-from plugin.rooms.embedded.signalling import rtc_routes
+from plugin.rooms.embedded.hosting import (
+    EmbeddedTables,
+    server_routes,
+    use_host_and_loopback_ice,
+)
 from plugin.web.app import Server, ServerConfig, create_app
-from plugin.web.pages import page_routes
 from plugin.web.tokens import load_admin_key, table_links
 
 log = logging.getLogger(__name__)
 
 DEFAULT_DB = Path("var/demo.db")
 JOIN_TIMEOUT = 30.0
-
-
-class EmbeddedTables:
-    """Registry factories for the embedded room: table `table_id` (or every table, when
-    None) gets an EmbeddedRoom whose bot voice is the table's Announcer; the rest get the
-    silent adapters (old demo tables replayed from the log cost nothing).
-
-    The registry asks for a table's room before its voice, so `room()` makes both and
-    `voice()` hands the announcer over.
-    """
-
-    def __init__(self, *, table_id: str | None = None, voice: bool = True) -> None:
-        self.table_id = table_id
-        self.voice_on = voice
-        self.rooms: dict[str, EmbeddedRoom] = {}
-        self._voices: dict[str, Voice] = {}
-
-    def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
-        if self.table_id is not None and table_id != self.table_id:
-            return SilentRoom()
-        from voice.announcer import Announcer
-
-        announcer = Announcer(settings.language, enabled=self.voice_on)
-        self._voices[table_id] = announcer
-        room = EmbeddedRoom(seats=settings.seats, bot_audio=announcer.pcm_frames())
-        self.rooms[table_id] = room
-        return room
-
-    def voice(self, table_id: str, settings: TableSettings) -> Voice:
-        return self._voices.pop(table_id, None) or SilentVoice()
-
-    def room_for(self, table_id: str) -> EmbeddedRoom | None:
-        return self.rooms.get(table_id)
-
-    def routes(self, server: Server) -> list[BaseRoute]:
-        """`POST /rtc/{table_id}/offer`, admitting the seat (or host) of a signed token."""
-        return list(rtc_routes(self.room_for, server.authorize))
-
-
-def use_host_and_loopback_ice() -> None:
-    """Gather the machine's addresses AND 127.0.0.1: a browser on another machine reaches
-    the LAN address, the simulated players in this process reach loopback (aioice leaves
-    127.0.0.1 out by itself, FIELD-NOTES). Process-wide, like plugin.rooms.embedded.ice."""
-    import aioice.ice
-
-    from plugin.rooms.embedded.ice import _ORIGINAL
-
-    def addresses(use_ipv4: bool, use_ipv6: bool) -> list[str]:
-        found = list(_ORIGINAL(use_ipv4=use_ipv4, use_ipv6=use_ipv6))
-        return found + (["127.0.0.1"] if use_ipv4 and "127.0.0.1" not in found else [])
-
-    aioice.ice.get_host_addresses = addresses
-
-
-def _video_routes() -> list[Any]:
-    """The video mesh's signalling (issue 8) when it is installed; the pages find it."""
-    try:
-        from plugin.web.video import video_routes
-    except ImportError:
-        return []
-    return [video_routes]
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -145,7 +83,7 @@ async def run_demo(args: argparse.Namespace, *, ready: asyncio.Event | None = No
         base_url=base_url,
         room_factory=tables.room,
         voice_factory=tables.voice,
-        routes=(page_routes, tables.routes, *_video_routes()),
+        routes=server_routes(tables),
     )
     app = create_app(config)
     server = uvicorn.Server(

@@ -84,29 +84,25 @@ class Rules:
     final_minute_seconds: float = 0
 
 
-def _coerce(name: str, value: Any, default: Any) -> Any:
-    if isinstance(default, bool):
-        if isinstance(value, bool):
+def _coerce(name: str, value: Any, kind: str) -> Any:
+    """`value` as the setting's declared type (`kind`, the dataclass annotation)."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "bool" and isinstance(value, bool):
+        return value
+    if kind == "int" and number and isinstance(value, int) and value >= 0:
+        return value
+    if kind == "float" and number and value >= 0:
+        return float(value)
+    if kind == "str" and isinstance(value, str):
+        allowed = CHOICES.get(name)
+        if allowed is None or value in allowed:
             return value
-    elif isinstance(default, int):
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    elif isinstance(default, float):
-        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            return float(value)
-    elif isinstance(default, str):
-        if isinstance(value, str):
-            allowed = CHOICES.get(name)
-            if allowed is None or value in allowed:
-                return value
-            raise InvalidAction("bad_setting", f"setting {name!r} must be one of {allowed}")
-    elif isinstance(default, tuple) and isinstance(value, list | tuple):
+        raise InvalidAction("bad_setting", f"setting {name!r} must be one of {allowed}")
+    if kind == "tuple[str, ...]" and isinstance(value, list | tuple):
         strings = [x for x in value if isinstance(x, str)]
         if len(strings) == len(value):
             return tuple(strings)
-    raise InvalidAction(
-        "bad_setting", f"setting {name!r} has the wrong type: {value!r} ({type(default).__name__})"
-    )
+    raise InvalidAction("bad_setting", f"setting {name!r} must be {kind}, not {value!r}")
 
 
 def with_overrides(rules: Rules, overrides: dict[str, Any]) -> Rules:
@@ -116,7 +112,7 @@ def with_overrides(rules: Rules, overrides: dict[str, Any]) -> Rules:
     for key, value in overrides.items():
         if key not in known or key == "name":
             raise InvalidAction("bad_setting", f"unknown setting {key!r}")
-        changes[key] = _coerce(key, value, getattr(rules, key))
+        changes[key] = _coerce(key, value, str(known[key].type))
     return replace(rules, **changes)
 
 

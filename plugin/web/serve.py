@@ -1,7 +1,11 @@
 """`autohost serve`: run the server with its tables and the SQLite event log.
 
     autohost serve [--host 127.0.0.1] [--port 8000] [--db var/autohost.db] [--admin-key K]
-                   [--base-url URL]
+                   [--base-url URL] [--room embedded|none] [--no-voice]
+
+With the embedded room (the default) every table gets its WebRTC room, the voice in its
+language, the player and host pages and the video mesh; `--room none` serves the control
+protocol only (a LiveKit deployment uses `autohost livekit`).
 
 Prints the listening URL once the tables are replayed and the socket is open. SIGTERM and
 SIGINT stop it cleanly: every table's microphones given back, the log checkpointed.
@@ -14,6 +18,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import uvicorn
@@ -32,6 +37,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--admin-key", default=None, help="default: $AUTOHOST_ADMIN_KEY or "
                         "the file <db>.admin-key (created once)")  # fmt: skip
     parser.add_argument("--base-url", default=None, help="links' base (default: listen URL)")
+    parser.add_argument("--room", choices=("embedded", "none"), default="embedded")
+    parser.add_argument("--no-voice", action="store_true", help="the host stays silent")
     return parser.parse_args(argv)
 
 
@@ -39,6 +46,21 @@ async def serve(args: argparse.Namespace) -> int:
     admin_key = load_admin_key(args.db, args.admin_key)
     base_url = args.base_url or f"http://{args.host}:{args.port}"
     config = ServerConfig(db_path=args.db, admin_key=admin_key, base_url=base_url)
+    if args.room == "embedded":
+        from plugin.rooms.embedded.hosting import (
+            EmbeddedTables,
+            server_routes,
+            use_host_and_loopback_ice,
+        )
+
+        use_host_and_loopback_ice()
+        tables = EmbeddedTables(voice=not args.no_voice)
+        config = replace(
+            config,
+            room_factory=tables.room,
+            voice_factory=tables.voice,
+            routes=server_routes(tables),
+        )
     server = uvicorn.Server(
         uvicorn.Config(
             create_app(config),

@@ -152,7 +152,7 @@ def table_links(
     host_token = signer.issue(table, HOST, lifetime=lifetime)
     result: dict[str, Any] = {
         "id": table,
-        "host": {"link": f"{base}/t/{table}/host?token={host_token}", "token": host_token},
+        "host": {"link": f"{base}/t/{table}/host#token={host_token}", "token": host_token},
         "seats": [],
     }
     for seat in range(1, seats + 1):
@@ -161,7 +161,7 @@ def table_links(
             {
                 "seat": seat,
                 "name": names[seat - 1] if names else str(seat),
-                "link": f"{base}/t/{table}/play?token={token}",
+                "link": f"{base}/t/{table}/play#token={token}",
                 "token": token,
             }
         )

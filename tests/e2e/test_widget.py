@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
-from plugin.demo import EmbeddedTables
+from plugin.rooms.embedded.hosting import EmbeddedTables
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.host.table import Table

@@ -63,3 +63,12 @@ def test_bad_overrides_are_refused(overrides: dict) -> None:
 def test_unknown_preset() -> None:
     with pytest.raises(InvalidAction):
         load_preset("../etc/passwd")
+
+
+def test_fractional_seconds_override_a_whole_number_bug() -> None:
+    """Bug: the type was taken from the current value (3 in the TOML), not the declared
+    field type, so 0.5 seconds was refused."""
+    rules = load_preset("online", {"intro_seconds": 0.5, "defense_seconds": 20})
+    assert rules.intro_seconds == 0.5 and rules.defense_seconds == 20.0
+    with pytest.raises(InvalidAction):
+        load_preset("online", {"removal_fouls": 3.5})

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plugin.demo import EmbeddedTables
+from plugin.rooms.embedded.hosting import EmbeddedTables
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import loopback_ice

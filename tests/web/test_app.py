@@ -74,7 +74,7 @@ def test_bad_settings_are_refused_and_create_nothing(app_client: TestClient) -> 
 def test_created_table_gives_links_with_tokens(app_client: TestClient) -> None:
     names = [f"Player {i}" for i in range(1, 11)]
     links = create_table(app_client, names=names)
-    assert links["host"]["link"].endswith(f"/t/{links['id']}/host?token={links['host']['token']}")
+    assert links["host"]["link"].endswith(f"/t/{links['id']}/host#token={links['host']['token']}")
     assert [s["name"] for s in links["seats"]] == names
     signer = Signer(SECRET)
     assert signer.verify(links["seats"][6]["token"], table=links["id"]).seat == 7

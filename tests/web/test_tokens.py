@@ -72,7 +72,7 @@ def test_the_secret_is_created_once_with_mode_0600(tmp_path: Path, monkeypatch) 
 def test_links_carry_a_token_for_each_seat_and_the_host() -> None:
     signer = Signer(SECRET)
     links = table_links(signer, "http://127.0.0.1:9/", "t1", 10, names=[f"P{i}" for i in range(10)])
-    assert links["host"]["link"].startswith("http://127.0.0.1:9/t/t1/host?token=")
+    assert links["host"]["link"].startswith("http://127.0.0.1:9/t/t1/host#token=")
     assert signer.verify(links["host"]["token"], table="t1").is_host
     assert [s["seat"] for s in links["seats"]] == list(range(1, 11))
     assert links["seats"][2]["name"] == "P2"
