@@ -62,6 +62,8 @@ from .state import (
     check_seat,
     clone_vote,
     deal_roles,
+    replace_day,
+    replace_night,
 )
 
 CHOICES = ("speeches", "revote", "end", "close", "start_revote", "lift")
@@ -192,12 +194,12 @@ def _num(value: float) -> int | float:
 
 def _today(s: GameState, **changes: Any) -> None:
     """Update the record of the current day."""
-    s.days = (*s.days[:-1], replace(s.days[-1], **changes))
+    s.days = (*s.days[:-1], replace_day(s.days[-1], **changes))
 
 
 def _tonight(s: GameState, **changes: Any) -> None:
     """Update the record of the current night."""
-    s.nights = (*s.nights[:-1], replace(s.nights[-1], **changes))
+    s.nights = (*s.nights[:-1], replace_night(s.nights[-1], **changes))
 
 
 def _vote(st: _Step) -> VoteState:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import InvalidAction
 from .settings import Rules
@@ -70,8 +70,9 @@ NIGHT_PHASES = frozenset(
 SPEECH_PHASES = frozenset({Phase.MORNING_LAST_WORD, Phase.SPEECH, Phase.DEFENSE, Phase.LAST_WORD})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Timer:
+class Timer(NamedTuple):
+    """The running timer (a tuple: one is made for almost every event)."""
+
     id: int
     seconds: float
     purpose: str
@@ -276,6 +277,20 @@ def _make_clone(cls: type[Any]) -> Callable[[Any], Any]:
     return clone
 
 
+def _make_replace(cls: type[Any]) -> Callable[..., Any]:
+    # dataclasses.replace checks every field on every call; a record is updated on every
+    # speech and shot, so the engine uses a replace generated once per record type.
+    names = tuple(cls.__dataclass_fields__)
+    arguments = ", ".join(f"{n}=changes.get({n!r}, old.{n})" for n in names)
+    source = f"def replace(old, **changes):\n    return cls({arguments})"
+    namespace: dict[str, Any] = {"cls": cls}
+    exec(source, namespace)
+    replace: Callable[..., Any] = namespace["replace"]
+    return replace
+
+
+replace_day: Callable[..., DayRecord] = _make_replace(DayRecord)
+replace_night: Callable[..., NightRecord] = _make_replace(NightRecord)
 _clone: Callable[[GameState], GameState] = _make_clone(GameState)
 clone_vote: Callable[[VoteState], VoteState] = _make_clone(VoteState)
 
