@@ -38,12 +38,16 @@ PAGES = (5, 6, 7)
 READY = "#status[data-ready], #status[data-error]"
 
 
-async def eventually(check, what: str, tries: int = 1200) -> None:
-    for _ in range(tries):
+async def eventually(check, what: str, seconds: float = 90.0) -> None:
+    # A deadline, not a count of tries: under load a publish that raced a revoke takes ~10 s
+    # to time out before the widget retries it (docs/livekit.md), and a page's evaluate()
+    # itself can take seconds, so a count of tries was once too short in a full run.
+    deadline = asyncio.get_running_loop().time() + seconds
+    while asyncio.get_running_loop().time() < deadline:
         if await check():
             return
         await asyncio.sleep(0.025)
-    raise AssertionError(f"never happened: {what}")
+    raise AssertionError(f"never happened within {seconds:.0f} s: {what}")
 
 
 async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, tmp_path):  # noqa: F811

@@ -78,7 +78,7 @@ def test_table_new_writes_the_table_and_prints_links(tmp_path: Path, capsys, mon
     assert code == 0
     answer = json.loads(capsys.readouterr().out)
     assert answer["seats"][1]["name"] == "Borys"
-    assert answer["host"]["link"].startswith(f"http://127.0.0.1:9000/t/{answer['id']}/host?")
+    assert answer["host"]["link"].startswith(f"http://127.0.0.1:9000/t/{answer['id']}/host#token=")
     signer = Signer(load_secret(secret_path_for(db)))
     assert signer.verify(answer["seats"][9]["token"], table=answer["id"]).seat == 10
     stored = sqlite3.connect(db).execute("SELECT id, settings FROM tables").fetchall()
