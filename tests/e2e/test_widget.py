@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
-from plugin.rooms.embedded.hosting import EmbeddedTables
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.host.table import Table
 from plugin.paths import ROOT
+from plugin.rooms.embedded.hosting import EmbeddedTables
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 from plugin.web.tokens import table_links

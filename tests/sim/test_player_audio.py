@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plugin.rooms.embedded.hosting import EmbeddedTables
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import loopback_ice
 from plugin.rooms.embedded.client import RoomClient, http_answerer
+from plugin.rooms.embedded.hosting import EmbeddedTables
 from plugin.sim import SimPlayer
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.tokens import table_links
