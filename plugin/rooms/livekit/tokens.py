@@ -53,6 +53,20 @@ class Credentials:
                 raise ValueError(f"LiveKit {name} is required")
 
 
+def _sign(
+    creds: Credentials,
+    identity: str,
+    name: str,
+    grants: VideoGrants,
+    ttl: datetime.timedelta,
+    attributes: dict[str, str] | None = None,
+) -> str:
+    token = AccessToken(creds.api_key, creds.api_secret).with_identity(identity).with_name(name)
+    if attributes:
+        token = token.with_attributes(attributes)
+    return token.with_grants(grants).with_ttl(ttl).to_jwt()
+
+
 def player_token(
     creds: Credentials,
     room: str,
@@ -70,15 +84,8 @@ def player_token(
         can_subscribe=True,
         can_publish_data=True,
     )
-    return (
-        AccessToken(creds.api_key, creds.api_secret)
-        .with_identity(identity_for_seat(seat))
-        .with_name(name or f"{seat}")
-        .with_attributes({SEAT_ATTRIBUTE: str(seat)})
-        .with_grants(grants)
-        .with_ttl(ttl)
-        .to_jwt()
-    )
+    attributes = {SEAT_ATTRIBUTE: str(seat)}
+    return _sign(creds, identity_for_seat(seat), name or f"{seat}", grants, ttl, attributes)
 
 
 def host_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
@@ -91,14 +98,7 @@ def host_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAU
         can_subscribe=True,
         can_publish_data=True,
     )
-    return (
-        AccessToken(creds.api_key, creds.api_secret)
-        .with_identity(HOST_IDENTITY)
-        .with_name("host")
-        .with_grants(grants)
-        .with_ttl(ttl)
-        .to_jwt()
-    )
+    return _sign(creds, HOST_IDENTITY, "host", grants, ttl)
 
 
 def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
@@ -111,14 +111,7 @@ def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAUL
         can_subscribe=True,
         can_publish_data=True,
     )
-    return (
-        AccessToken(creds.api_key, creds.api_secret)
-        .with_identity(BOT_IDENTITY)
-        .with_name("Host (autohost)")
-        .with_grants(grants)
-        .with_ttl(ttl)
-        .to_jwt()
-    )
+    return _sign(creds, BOT_IDENTITY, "Host (autohost)", grants, ttl)
 
 
 def token_for(creds: Credentials, room: str, seat: Seat) -> str:
