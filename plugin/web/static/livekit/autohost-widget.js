@@ -36,36 +36,49 @@ export function attachAutohost(room, livekit, options = {}) {
     vote(candidate) { return transport?.send("vote", { candidate }); },
     send(type, fields) { return transport?.send(type, fields); },
     stop() {
+      clearInterval(watchdog);
       local.off(ParticipantEvent.ParticipantPermissionsChanged, onPermissions);
       transport?.close();
       overlay?.remove();
     },
   };
 
-  // The microphone follows the permission: opened whenever the host allows it and it is
-  // not published. A publish can fail when a revoke races it (or times out on a loaded
-  // machine): tried again while the permission holds, a few times.
+  // The microphone follows the permission both ways: opened whenever the host allows it
+  // and it is not published, closed on this side too when the permission goes (the server
+  // has already unpublished it; closing keeps the page's own state true). A publish can
+  // fail when a revoke races it, or time out on a loaded machine (~10 s): it is tried again
+  // for as long as the permission holds, and a watchdog re-checks every 2 s, so a speaker's
+  // microphone never stays closed for his whole turn.
   let opening = null;
-  async function ensureMicrophone(attempts = 3) {
+  async function ensureMicrophone() {
     if (opening) return opening;
     opening = (async () => {
-      for (let attempt = 1; attempt <= attempts; attempt += 1) {
-        if (!micAllowed(local.permissions, Track) || widget.micPublished()) return;
+      for (let attempt = 1; micAllowed(local.permissions, Track); attempt += 1) {
+        if (widget.micPublished()) return;
         try {
           await local.setMicrophoneEnabled(true);
           widget.micRestores += 1;
           return;
         } catch (error) {
           widget.lastError = String(error);
-          await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+          await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 3000)));
         }
       }
     })().finally(() => { opening = null; render(); });
     return opening;
   }
+  function followPermission() {
+    if (micAllowed(local.permissions, Track)) {
+      ensureMicrophone();
+    } else if (widget.micPublished() && !opening) {
+      local.setMicrophoneEnabled(false).catch((error) => { widget.lastError = String(error); })
+        .finally(render);
+    }
+  }
   widget.ensureMicrophone = ensureMicrophone;
-  const onPermissions = () => { ensureMicrophone(); };
+  const onPermissions = () => { followPermission(); };
   local.on(ParticipantEvent.ParticipantPermissionsChanged, onPermissions);
+  const watchdog = setInterval(followPermission, 2000);
 
   const overlay = options.container === null ? null : makeOverlay(options.container);
   function render() {
