@@ -63,7 +63,15 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
     ):
         server = app.state.server
         settings = TableSettings.from_record(
-            {"preset": "online", "language": "uk", "seats": 10, "roles": ROLES}
+            # Long speeches: the checks below run inside seat 5's speech, and a 60 s speech
+            # could run out under load before they finish (the host's `next` moves on).
+            {
+                "preset": "online",
+                "language": "uk",
+                "seats": 10,
+                "roles": ROLES,
+                "overrides": {"speech_seconds": 900},
+            }
         )
         table = await server.registry.create(settings, TABLE)
         try:
