@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .records import quick_init
 
+
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Announce:
     """Say phrase `key` aloud (config/phrases/<lang>.toml) with its parameters
@@ -19,6 +22,7 @@ class Announce:
     params: dict[str, Any] = field(default_factory=dict)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetSpeakers:
     """Exactly these seats may speak now (the live host always may, besides)."""
@@ -26,6 +30,7 @@ class SetSpeakers:
     seats: frozenset[int]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartTimer:
     """Start timer `timer` for `seconds`; when it runs out, feed TimerExpired(timer=...).
@@ -38,11 +43,13 @@ class StartTimer:
     warn_at: float = 0
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StopTimer:
     """No timer runs now (the engine waits for a person: the live host or the players)."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class OpenDialog:
     """Ask the live host (manual mode). kind: tie | repeat_tie."""
@@ -53,11 +60,13 @@ class OpenDialog:
     default: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CloseDialog:
     pass
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayersOut:
     """These seats leave the game now. reason: vote | killed | fouls | disqualified | left."""
@@ -66,6 +75,7 @@ class PlayersOut:
     reason: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrivateResult:
     """A result only `seat` may see (a don's or sheriff's check)."""
@@ -76,6 +86,7 @@ class PrivateResult:
     result: bool
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VoteFinished:
     """The day's vote procedure is over; `result` is the conformance result object."""
@@ -83,6 +94,7 @@ class VoteFinished:
     result: dict[str, Any]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameOver:
     """winner: city | mafia | draw | None (ended by the host with no result)."""

@@ -10,13 +10,16 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from .errors import InvalidAction
+from .records import quick_init
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StartGame:
     """The host starts the game: night zero begins."""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TimerExpired:
     """The clock says timer `timer` (from a StartTimer effect) has run out."""
@@ -24,12 +27,14 @@ class TimerExpired:
     timer: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Nominate:
     by: int
     target: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PassSpeech:
     """The current speaker (or the host for him) ends the speech early."""
@@ -37,6 +42,7 @@ class PassSpeech:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CastVote:
     """A ballot in the current round; `candidate` None is an explicit abstention."""
@@ -45,6 +51,7 @@ class CastVote:
     candidate: int | None
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CastLift:
     """A ballot on the lift question ("who is for all of them leaving?")."""
@@ -53,6 +60,7 @@ class CastLift:
     leave: bool
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HostChoice:
     """The live host answers the open dialog, or starts the revote after the speeches.
@@ -61,6 +69,7 @@ class HostChoice:
     choice: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SetManual:
     """The live host takes the decisions (on) or hands them back to the bot (off)."""
@@ -68,6 +77,7 @@ class SetManual:
     on: bool
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerLeft:
     """The player leaves the game (voluntarily, or removed by the host)."""
@@ -75,11 +85,13 @@ class PlayerLeft:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Foul:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Disqualify:
     """Removed at once without a last word, like a fourth foul."""
@@ -87,6 +99,7 @@ class Disqualify:
     seat: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Shoot:
     """A black player's private pick of the night's target."""
@@ -95,22 +108,26 @@ class Shoot:
     target: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DonCheck:
     target: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SheriffCheck:
     target: int
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BestMove:
     by: int
     seats: tuple[int, ...]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EndGame:
     """The host ends the game; winner None means no result (abandoned)."""

@@ -28,7 +28,6 @@ even when a check deep inside refuses the event.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import Any
 
 from . import events as ev
@@ -46,6 +45,7 @@ from .effects import (
     VoteFinished,
 )
 from .errors import IllegalAction, InvalidAction
+from .records import positional
 from .settings import Rules
 from .state import (
     DISTRIBUTION,
@@ -60,10 +60,12 @@ from .state import (
     VoteState,
     check_roles,
     check_seat,
+    clone_state,
     clone_vote,
     deal_roles,
     replace_day,
     replace_night,
+    replace_round,
 )
 
 CHOICES = ("speeches", "revote", "end", "close", "start_revote", "lift")
@@ -135,6 +137,12 @@ def new_vote(
 
 # ---- the step under construction -------------------------------------------------------
 
+# The effects made on almost every event, built without a keyword call (records.py).
+_announce = positional(Announce)
+_start_timer = positional(StartTimer)
+_set_speakers = positional(SetSpeakers)
+_new_tuple = tuple.__new__
+
 
 class _Step:
     """A working copy of the state plus the effects produced so far."""
@@ -142,7 +150,7 @@ class _Step:
     __slots__ = ("effects", "rules", "s")
 
     def __init__(self, state: GameState) -> None:
-        s = state.clone()
+        s = clone_state(state)
         if s.vote is not None:
             s.vote = clone_vote(s.vote)
         self.s = s
@@ -150,19 +158,20 @@ class _Step:
         self.effects: list[Effect] = []
 
     def say(self, key: str, **params: Any) -> None:
-        self.effects.append(Announce(key=key, params=params))
+        self.effects.append(_announce(key, params))
         vote = self.s.vote
         if vote is not None and vote.outcome is None:
             vote.announced += (key,)
 
     def timer(self, seconds: float, purpose: str, warn: bool = False) -> None:
         s = self.s
-        s.timer = Timer(id=s.next_timer, seconds=seconds, purpose=purpose)
-        s.next_timer += 1
-        warn_at = self.rules.warn_at_seconds if warn and seconds > self.rules.warn_at_seconds else 0
-        self.effects.append(
-            StartTimer(timer=s.timer.id, seconds=seconds, purpose=purpose, warn_at=warn_at)
-        )
+        number = s.next_timer
+        s.timer = _new_tuple(Timer, (number, seconds, purpose))  # skips NamedTuple's __new__
+        s.next_timer = number + 1
+        warn_at = self.rules.warn_at_seconds
+        if not warn or seconds <= warn_at:
+            warn_at = 0
+        self.effects.append(_start_timer(number, seconds, purpose, warn_at))
 
     def wait(self) -> None:
         """No timer: the next step waits for a person."""
@@ -174,7 +183,7 @@ class _Step:
         chosen = frozenset(seats)
         if chosen != self.s.speakers:
             self.s.speakers = chosen
-            self.effects.append(SetSpeakers(seats=chosen))
+            self.effects.append(_set_speakers(chosen))
 
     def silence(self) -> None:
         self.s.speaker = None
@@ -465,7 +474,7 @@ def _call_window(st: _Step, index: int) -> None:
     # Seed 000: «Кто за то, чтобы нашу игру покинул игрок № …?» and two seconds to vote.
     vote = _vote(st)
     r = _round(st)
-    vote.round = replace(r, window=index)
+    vote.round = replace_round(r, window=index)
     st.say("vote.call", seat=r.candidates[index])
     st.timer(st.rules.candidate_window_seconds, "vote_window")
 
@@ -521,7 +530,7 @@ def _on_lift(st: _Step, event: ev.CastLift) -> None:
         raise IllegalAction("not_eligible", f"seat {voter} may not vote on the lift question")
     if r.voted(voter):
         raise IllegalAction("duplicate", f"seat {voter} has already voted on the lift question")
-    vote.round = replace(
+    vote.round = replace_round(
         r,
         lift_ballots=(*r.lift_ballots, (voter, bool(event.leave))),
         voted_seats=r.voted_seats | {voter},
@@ -536,7 +545,7 @@ def _close_round(st: _Step) -> None:
         # who was nominated last.»
         last = r.candidates[-1]
         missing = tuple((v, last) for v in sorted(r.voters) if v in s.alive and not r.voted(v))
-        r = replace(
+        r = replace_round(
             r, ballots=r.ballots + missing, voted_seats=r.voted_seats | {v for v, _ in missing}
         )
     vote.rounds += (r.record(),)

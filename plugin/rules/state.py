@@ -7,13 +7,13 @@ state a caller holds never changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .errors import InvalidAction
+from .records import make_clone, make_replace, quick_init
 from .settings import Rules
 
 ROLES = ("civilian", "sheriff", "mafia", "don")
@@ -34,6 +34,10 @@ MIN_SEATS, MAX_SEATS = min(DISTRIBUTION), max(DISTRIBUTION)
 
 
 class Phase(Enum):
+    # Members are singletons and compare by identity, so hash by identity too: Enum's own
+    # __hash__ is Python code, and the engine looks a phase up in a table on every timer.
+    __hash__ = object.__hash__
+
     LOBBY = "lobby"
     BLACK_MEETING = "black_meeting"  # night zero
     DON_MEETING = "don_meeting"
@@ -78,6 +82,7 @@ class Timer(NamedTuple):
     purpose: str
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Dialog:
     kind: str  # tie | repeat_tie
@@ -86,9 +91,11 @@ class Dialog:
     default: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class Round:
-    """One round of the day vote: kind vote | revote | lift."""
+    """One round of the day vote: kind vote | revote | lift. Treat as immutable (the state's
+    records are not frozen only because building a frozen record costs several times more,
+    and a record is rebuilt on every ballot and every speech; records.py)."""
 
     number: int
     kind: str
@@ -104,16 +111,10 @@ class Round:
 
     def with_ballot(self, voter: int, candidate: int | None) -> Round:
         """This round with one more accepted ballot (the hot path of a vote)."""
-        return Round(
-            number=self.number,
-            kind=self.kind,
-            candidates=self.candidates,
-            voters=self.voters,
-            ballots=(*self.ballots, (voter, candidate)),
-            lift_ballots=self.lift_ballots,
-            window=self.window,
-            voted_seats=self.voted_seats | {voter},
-        )
+        new = _clone_round(self)
+        new.ballots = (*self.ballots, (voter, candidate))
+        new.voted_seats = self.voted_seats | {voter}
+        return new
 
     def tally(self) -> dict[int, int]:
         counts = dict.fromkeys(self.candidates, 0)
@@ -164,8 +165,10 @@ class VoteState:
     outcome: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class DayRecord:
+    """Treat as immutable, like Round."""
+
     day: int
     opener: int | None = None
     speakers: tuple[int, ...] = ()
@@ -173,8 +176,10 @@ class DayRecord:
     vote: dict[str, object] | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True)
 class NightRecord:
+    """Treat as immutable, like Round."""
+
     night: int
     shots: tuple[tuple[int, int], ...] = ()
     killed: int | None = None
@@ -229,10 +234,6 @@ class GameState:
         """The seat of the don or the sheriff (one each per table)."""
         return _role_seat(self.roles, role)
 
-    def clone(self) -> GameState:
-        """A shallow copy (every attribute holds an immutable value)."""
-        return _clone(self)
-
     @property
     def candidates(self) -> tuple[int, ...]:
         if self.vote is not None and self.vote.round is not None:
@@ -265,34 +266,12 @@ class GameState:
         return leaders if top > 0 and len(leaders) > 1 else ()
 
 
-def _make_clone(cls: type[Any]) -> Callable[[Any], Any]:
-    # One attribute store per field, generated once: several times faster than copy.copy
-    # on a slotted dataclass, and `apply` clones the state (and the vote) on every event.
-    lines = ["def clone(old):", "    new = new_object(cls)"]
-    lines += [f"    new.{name} = old.{name}" for name in cls.__dataclass_fields__]
-    lines.append("    return new")
-    namespace: dict[str, Any] = {"new_object": object.__new__, "cls": cls}
-    exec("\n".join(lines), namespace)
-    clone: Callable[[Any], Any] = namespace["clone"]
-    return clone
-
-
-def _make_replace(cls: type[Any]) -> Callable[..., Any]:
-    # dataclasses.replace checks every field on every call; a record is updated on every
-    # speech and shot, so the engine uses a replace generated once per record type.
-    names = tuple(cls.__dataclass_fields__)
-    arguments = ", ".join(f"{n}=changes.get({n!r}, old.{n})" for n in names)
-    source = f"def replace(old, **changes):\n    return cls({arguments})"
-    namespace: dict[str, Any] = {"cls": cls}
-    exec(source, namespace)
-    replace: Callable[..., Any] = namespace["replace"]
-    return replace
-
-
-replace_day: Callable[..., DayRecord] = _make_replace(DayRecord)
-replace_night: Callable[..., NightRecord] = _make_replace(NightRecord)
-_clone: Callable[[GameState], GameState] = _make_clone(GameState)
-clone_vote: Callable[[VoteState], VoteState] = _make_clone(VoteState)
+replace_day = make_replace(DayRecord)
+replace_night = make_replace(NightRecord)
+replace_round = make_replace(Round)
+_clone_round = make_clone(Round)
+clone_state = make_clone(GameState)  # shallow: every attribute holds an immutable value
+clone_vote = make_clone(VoteState)
 
 
 @lru_cache(maxsize=256)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -109,3 +110,29 @@ def test_legal_actions_are_accepted_and_replay_is_deterministic(rules, seed, cho
     for action in log:
         replay, _ = apply(replay, action)
     assert replay == state
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=st.sampled_from(["classic", "online", "fiim"]),
+    seed=st.integers(min_value=0, max_value=10_000),
+    choices=st.lists(st.integers(min_value=0, max_value=10_000), min_size=50, max_size=300),
+)
+def test_apply_never_changes_the_state_it_was_given(rules, seed, choices) -> None:
+    """The state's records (rounds, days, nights) are plain slotted classes built for speed
+    and only treated as immutable, so check it: after any accepted or refused event, every
+    earlier state still equals a deep copy taken before."""
+    state = new_game(load_preset(rules), players=10, seed=seed)
+    history: list[tuple[object, object]] = []
+    for pick in choices:
+        if state.over:
+            break
+        history.append((state, copy.deepcopy(state)))
+        probe = ev.CastVote(voter=pick % 10 + 1, candidate=(pick // 10) % 10 + 1)
+        with contextlib.suppress(RuleError):
+            apply(state, probe)
+        actions = legal_actions(state)
+        state, _ = apply(state, actions[pick % len(actions)])
+    assert len(history) > 10
+    for held, snapshot in history:
+        assert held == snapshot
