@@ -837,7 +837,7 @@ def _after_shot(st: _Step) -> None:
     s = st.s
     night = s.nights[-1]
     shots = dict(night.shots)
-    black = [seat for seat in sorted(s.alive) if s.is_black(seat)]
+    black = sorted(s.alive & s.black_seats)
     targets = {shots.get(seat) for seat in black}
     once = len({by for by, _ in night.shots}) == len(night.shots)
     killed = None
@@ -999,7 +999,7 @@ def _check_end(st: _Step) -> None:
     s = st.s
     if s.roles is None or s.winner is not None:
         return
-    black = sum(1 for seat in s.alive if s.is_black(seat))
+    black = len(s.alive & s.black_seats)
     red = len(s.alive) - black
     # mafiaratings 1.4: the city wins when every black player is out; the mafia when the
     # black players are at least as many as the red ones.

@@ -230,6 +230,11 @@ class GameState:
     def is_black(self, seat: int) -> bool:
         return self.role(seat) in BLACK
 
+    @property
+    def black_seats(self) -> frozenset[int]:
+        """The seats dealt a black card (in the game or not)."""
+        return _black_seats(self.roles)
+
     def seat_of(self, role: str) -> int | None:
         """The seat of the don or the sheriff (one each per table)."""
         return _role_seat(self.roles, role)
@@ -272,6 +277,11 @@ replace_round = make_replace(Round)
 _clone_round = make_clone(Round)
 clone_state = make_clone(GameState)  # shallow: every attribute holds an immutable value
 clone_vote = make_clone(VoteState)
+
+
+@lru_cache(maxsize=256)
+def _black_seats(roles: tuple[str, ...] | None) -> frozenset[int]:
+    return frozenset(i + 1 for i, role in enumerate(roles or ()) if role in BLACK)
 
 
 @lru_cache(maxsize=256)
