@@ -1,93 +1,74 @@
-"""The generated constructors and copies behave exactly like the dataclass machinery."""
+"""Events to log records and back; settings overrides; presets."""
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
-
 import pytest
 
+from plugin.rules import InvalidAction, load_preset, preset_names, with_overrides
 from plugin.rules import events as ev
-from plugin.rules.effects import Announce, StartTimer
-from plugin.rules.records import make_clone, make_replace, positional, quick_init
-from plugin.rules.state import DayRecord, Round, replace_day
+
+SAMPLES = [
+    ev.StartGame(),
+    ev.TimerExpired(timer=4),
+    ev.Nominate(by=1, target=2),
+    ev.CastVote(voter=3, candidate=None),
+    ev.CastLift(voter=3, leave=True),
+    ev.HostChoice(choice="speeches"),
+    ev.SetManual(on=True),
+    ev.BestMove(by=9, seats=(1, 2, 3)),
+    ev.EndGame(winner=None),
+    ev.EndGame(winner="city"),
+]
 
 
-@quick_init
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Sample:
-    name: str
-    count: int = 3
-    tags: list[str] = field(default_factory=list)
+@pytest.mark.parametrize("event", SAMPLES)
+def test_record_round_trip(event: ev.Event) -> None:
+    assert ev.from_record(ev.to_record(event)) == event
 
 
-def test_quick_init_keeps_the_dataclass_contract() -> None:
-    a = Sample(name="x")
-    assert (a.name, a.count, a.tags) == ("x", 3, [])
-    assert Sample(name="x", count=3) == a and Sample(name="x", count=4) != a
-    assert Sample(name="y").tags is not a.tags  # a fresh list from the factory each time
-    assert repr(a) == "Sample(name='x', count=3, tags=[])"
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        a.name = "z"  # type: ignore[misc]
-    with pytest.raises(TypeError, match="name"):
-        Sample()  # type: ignore[call-arg]
-    with pytest.raises(TypeError):
-        Sample("x")  # type: ignore[misc]  # keyword-only, as before
-    with pytest.raises(TypeError, match="colour"):
-        Sample(name="x", colour=1)  # type: ignore[call-arg]
-    assert "Sample.__init__" in Sample.__init__.__qualname__
+@pytest.mark.parametrize(
+    "record",
+    [
+        None,
+        [],
+        {"type": "nope"},
+        {"type": "vote", "voter": "3", "candidate": 1},
+        {"type": "vote", "voter": True, "candidate": 1},
+        {"type": "vote", "voter": 3},
+        {"type": "vote", "voter": 3, "candidate": 1, "extra": 1},
+        {"type": "best_move", "by": 1, "seats": [1, "x", 3]},
+    ],
+)
+def test_bad_records_are_refused(record: object) -> None:
+    with pytest.raises(InvalidAction):
+        ev.from_record(record)
 
 
-def test_quick_init_refuses_what_it_cannot_copy_faithfully() -> None:
-    @dataclass(slots=True, kw_only=True)
-    class Mutable:
-        a: int
-
-    @dataclass(frozen=True, slots=True, kw_only=True)
-    class Checked:
-        a: int
-
-        def __post_init__(self) -> None:
-            raise ValueError
-
-    with pytest.raises(TypeError, match="frozen"):
-        quick_init(Mutable)
-    with pytest.raises(TypeError, match="__post_init__"):
-        quick_init(Checked)
+def test_presets_load_and_differ_only_as_data() -> None:
+    assert set(preset_names()) >= {"classic", "online", "fiim"}
+    classic, online = load_preset("classic"), load_preset("online")
+    assert classic.voting_mode == "sequential" and online.voting_mode == "simultaneous"
+    assert online.tie_dialog_options == ("speeches", "revote")
 
 
-def test_engine_types_still_build_and_compare_by_keyword() -> None:
-    assert ev.CastVote(voter=1, candidate=None) == ev.CastVote(voter=1, candidate=None)
-    assert ev.CastVote(voter=1, candidate=2) != ev.CastVote(voter=1, candidate=3)
-    assert hash(ev.Nominate(by=1, target=2)) == hash(ev.Nominate(by=1, target=2))
-    assert ev.EndGame().winner is None
-    assert Announce(key="night").params == {}
-    with pytest.raises(TypeError):
-        StartTimer(timer=1, seconds=60)  # type: ignore[call-arg]
+@pytest.mark.parametrize(
+    "overrides",
+    [{"nope": 1}, {"defense_seconds": "long"}, {"voting_mode": "shouting"}, {"best_move": 1}],
+)
+def test_bad_overrides_are_refused(overrides: dict) -> None:
+    with pytest.raises(InvalidAction):
+        with_overrides(load_preset("classic"), overrides)
 
 
-def test_positional_builds_the_same_record() -> None:
-    make = positional(StartTimer)
-    built = make(4, 60, "speech", 10)
-    assert built == StartTimer(timer=4, seconds=60, purpose="speech", warn_at=10)
-    assert type(built) is StartTimer
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        built.timer = 5  # type: ignore[misc]
+def test_unknown_preset() -> None:
+    with pytest.raises(InvalidAction):
+        load_preset("../etc/passwd")
 
 
-def test_clone_and_replace_copy_and_never_touch_the_original() -> None:
-    day = DayRecord(day=2, speakers=(3, 4))
-    later = replace_day(day, speakers=(3, 4, 5), opener=3)
-    assert day == DayRecord(day=2, speakers=(3, 4))
-    assert later == DayRecord(day=2, opener=3, speakers=(3, 4, 5))
-    with pytest.raises(AttributeError):
-        replace_day(day, colour=1)
-    r = Round(number=1, kind="vote", candidates=(3, 5), voters=frozenset({1, 2}))
-    more = r.with_ballot(1, 3)
-    assert r.ballots == () and r.voted_seats == frozenset()
-    assert more.ballots == ((1, 3),) and more.voted_seats == {1}
-    copy = make_clone(Round)(more)
-    assert copy == more and copy is not more
-    with pytest.raises(TypeError, match="not frozen"):
-        make_clone(StartTimer)
-    assert make_replace(Round)(r, window=1).window == 1
+def test_fractional_seconds_override_a_whole_number_bug() -> None:
+    """Bug: the type was taken from the current value (3 in the TOML), not the declared
+    field type, so 0.5 seconds was refused."""
+    rules = load_preset("online", {"intro_seconds": 0.5, "defense_seconds": 20})
+    assert rules.intro_seconds == 0.5 and rules.defense_seconds == 20.0
+    with pytest.raises(InvalidAction):
+        load_preset("online", {"removal_fouls": 3.5})
