@@ -36,13 +36,7 @@ def legal_actions(state: GameState) -> list[ev.Event]:
             actions += [
                 ev.Nominate(by=s.speaker, target=seat) for seat in alive if seat not in taken
             ]
-    if (
-        s.phase is Phase.MORNING_LAST_WORD
-        and s.rules.best_move
-        and s.speaker is not None
-        and s.speaker == s.first_killed
-        and s.best_move is None
-    ):
+    if s.best_move_open and s.speaker is not None:
         others = [seat for seat in range(1, s.players + 1) if seat != s.speaker]
         actions.append(ev.BestMove(by=s.speaker, seats=tuple(others[:3])))
     if s.phase is Phase.VOTING and s.vote is not None and s.vote.round is not None:

@@ -309,19 +309,8 @@ def _begin_day(st: _Step) -> None:
         "morning_last_word",
         "last_word",
     )
-    if _best_move_open(s):
+    if s.best_move_open:
         st.say("best_move", seat=victim)
-
-
-def _best_move_open(s: GameState) -> bool:
-    # mafiaratings 8.17: only the player killed the first night names three black seats.
-    return (
-        s.rules.best_move
-        and s.phase is Phase.MORNING_LAST_WORD
-        and s.speaker is not None
-        and s.speaker == s.first_killed
-        and s.best_move is None
-    )
 
 
 def _begin_speeches(st: _Step) -> None:
@@ -906,7 +895,7 @@ def _on_best_move(st: _Step, event: ev.BestMove) -> None:
     seats = tuple(check_seat(s, seat, "best move seat") for seat in event.seats)
     if len(seats) != 3 or len(set(seats)) != 3:
         raise InvalidAction("bad_best_move", f"a best move names three different seats: {seats}")
-    if not _best_move_open(s) or s.speaker != by:
+    if not s.best_move_open or s.speaker != by:
         raise IllegalAction("not_now", f"seat {by} has no best move now")
     correct = sum(1 for seat in seats if s.is_black(seat))
     s.best_move = (by, seats, correct)
@@ -919,6 +908,8 @@ def _leave(st: _Step, seats: tuple[int, ...], reason: str) -> None:
     s = st.s
     s.alive -= set(seats)
     s.last_leave_period = s.period
+    if s.period == 1:
+        s.left_on_day1 += len(seats)
     st.effects.append(PlayersOut(seats=seats, reason=reason))
     if s.speakers & set(seats):
         st.speakers(s.speakers - set(seats))

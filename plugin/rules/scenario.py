@@ -287,12 +287,7 @@ class _Runner:
             checker = s.seat_of("don" if key == "don_check" else "sheriff")
             return s.phase is phase and checker in s.alive
         if key == "best_move":
-            return (
-                s.phase is Phase.MORNING_LAST_WORD
-                and s.speaker is not None
-                and s.speaker == s.first_killed
-                and s.best_move is None
-            )
+            return s.best_move_open
         return False
 
     def feed(self, item: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "zero_votes": ("nobody", "tie"),
     "candidate_left_before_vote": ("cancel", "drop"),
     "removal_cancels_vote": ("nominee", "any"),
+    "best_move_victim": ("first_killed", "first_night"),
     "third_foul": ("skip", "short", "none"),
     "tie_dialog_default": ("speeches", "revote"),
     "repeat_tie_dialog_default": ("end",),
@@ -80,6 +81,11 @@ class Rules:
     third_foul_short_when_alive_at_most: int = 0
     removal_fouls: int = 4
     best_move: bool = True
+    # Who may name three black seats: "first_killed", the first player killed at night in the
+    # game (GAME.md), or "first_night", only a victim of night 1 (mafiaratings 8.17).
+    best_move_victim: str = "first_killed"
+    # 8.17: no best move if at least this many players left the game on day 1 (0: never).
+    best_move_void_after_day1_leavers: int = 0
     draw_quiet_rounds: int = 3
     final_minute_seconds: float = 0
 

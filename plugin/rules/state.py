@@ -214,6 +214,7 @@ class GameState:
     nights: tuple[NightRecord, ...] = ()
     victim: int | None = None  # last night's kill, speaking in the morning
     first_killed: int | None = None
+    left_on_day1: int = 0  # mafiaratings 8.17 takes the best move away when two or more did
     best_move: tuple[int, tuple[int, ...], int] | None = None
     period: int = 0  # 0 night zero, 2n-1 day n, 2n night n (the draw rule counts these)
     last_leave_period: int = 0
@@ -229,6 +230,23 @@ class GameState:
 
     def is_black(self, seat: int) -> bool:
         return self.role(seat) in BLACK
+
+    @property
+    def best_move_open(self) -> bool:
+        """May the speaker name three black seats now (his morning last word)?"""
+        rules = self.rules
+        return (
+            rules.best_move
+            and self.phase is Phase.MORNING_LAST_WORD
+            and self.speaker is not None
+            and self.speaker == self.first_killed
+            and self.best_move is None
+            # mafiaratings 8.17 «First night»: the morning of day 2 follows night 1.
+            and (rules.best_move_victim == "first_killed" or self.day == 2)
+            # 8.17: «A player is not entitled to a «legacy» if two or more players have
+            # left the game on the first day.»
+            and not 0 < rules.best_move_void_after_day1_leavers <= self.left_on_day1
+        )
 
     @property
     def black_seats(self) -> frozenset[int]:

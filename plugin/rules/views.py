@@ -122,7 +122,7 @@ def seat_view(state: GameState, seat: int) -> dict[str, Any]:
 def _night_action(s: GameState, seat: int) -> str | None:
     # The best move belongs to the first night's victim, who is already out of the game.
     if s.phase is Phase.MORNING_LAST_WORD and s.speaker == seat == s.first_killed:
-        return "best_move" if s.best_move is None and s.rules.best_move else None
+        return "best_move" if s.best_move_open else None
     if seat not in s.alive:
         return None
     role = s.role(seat)
