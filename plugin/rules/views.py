@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import BLACK, GameState, Phase
+from .state import BLACK, NIGHT_PHASES, GameState, Phase
 
 _AFTER_SHOT = frozenset({Phase.DON_CHECK, Phase.SHERIFF_CHECK})
 
@@ -26,7 +26,7 @@ def public_view(state: GameState) -> dict[str, Any]:
         "rules": s.rules.name,
         "phase": s.phase.value,
         "day": s.day,
-        "night": s.night if s.phase in _NIGHT_VIEW else None,
+        "night": s.night if s.phase in NIGHT_PHASES else None,
         "players": s.players,
         "alive": sorted(alive),
         "fouls": {str(seat): n for seat, n in enumerate(s.fouls, start=1) if n},
@@ -46,19 +46,6 @@ def public_view(state: GameState) -> dict[str, Any]:
     if s.over and s.roles is not None:
         view["roles"] = {str(seat): role for seat, role in enumerate(s.roles, start=1)}
     return view
-
-
-_NIGHT_VIEW = frozenset(
-    {
-        Phase.BLACK_MEETING,
-        Phase.DON_MEETING,
-        Phase.SHERIFF_MEETING,
-        Phase.FREE_SEATING,
-        Phase.SHOT,
-        Phase.DON_CHECK,
-        Phase.SHERIFF_CHECK,
-    }
-)
 
 
 def _vote_view(s: GameState) -> dict[str, Any] | None:

@@ -33,6 +33,7 @@ import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..rules import state as rules_state
 from .tokens import HOST, TokenError
 
 if TYPE_CHECKING:
@@ -46,12 +47,9 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_NO_TABLE = 4404
 CLOSE_REPLACED = 4409  # the same seat connected again
 
-# plugin/rules/state.py NIGHT_PHASES, by name (the views carry the name too).
-NIGHT_PHASES = frozenset(
-    {"black_meeting", "don_meeting", "sheriff_meeting", "free_seating", "shot", "don_check",
-     "sheriff_check"}
-)  # fmt: skip
-BLACK_MEETING = "black_meeting"
+# The engine's night phases by name (the views carry the phase's name).
+NIGHT_PHASES = frozenset(phase.value for phase in rules_state.NIGHT_PHASES)
+BLACK_MEETING = rules_state.Phase.BLACK_MEETING.value
 
 Who = int | Literal["host"]
 
