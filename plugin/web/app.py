@@ -34,7 +34,7 @@ from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
 from plugin.host.views import build_view
 
-from . import protocol
+from . import protocol, wire
 from .hub import Connection, Hub
 from .tokens import Grant, Signer, TokenError, load_secret, secret_path_for, table_links
 
@@ -174,12 +174,9 @@ async def _serve_client(server: Server, websocket: WebSocket, table: Table, gran
     sender = HOST if grant.is_host else grant.seat
     try:
         while not connection.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            raw = message.get("text")
+            raw = await wire.receive(websocket)
             if raw is None:
-                raw = message.get("bytes") or b""
+                break
             try:
                 decoded = protocol.decode(raw)
             except protocol.ProtocolError as refusal:

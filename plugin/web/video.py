@@ -34,6 +34,7 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..rules import state as rules_state
+from . import wire
 from .tokens import HOST, TokenError
 
 if TYPE_CHECKING:
@@ -111,15 +112,10 @@ class SignalError(Exception):
 
 def decode(raw: str | bytes) -> Signal:
     """Validate one page's message; SignalError says why it is refused."""
-    data = raw.encode() if isinstance(raw, str) else raw
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise SignalError("too_large", f"a message is at most {MAX_MESSAGE_BYTES} bytes")
     try:
-        message = _decoder.decode(data)
-    except msgspec.ValidationError as error:
-        raise SignalError("bad_message", str(error)) from None
-    except msgspec.DecodeError as error:
-        raise SignalError("bad_json", f"not JSON: {error}") from None
+        message = wire.decode(_decoder, raw, MAX_MESSAGE_BYTES)
+    except wire.Refused as refusal:
+        raise SignalError(refusal.code, refusal.message) from None
     if (message.description is None) == (message.candidate is None):
         raise SignalError("bad_message", "a signal carries a description or a candidate")
     return message
@@ -275,12 +271,9 @@ async def _serve(relay: Relay, websocket: WebSocket, table: str, seat: Who) -> N
     writer = asyncio.create_task(write(), name=f"video {table}/{seat}")
     try:
         while not link.dropped:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            raw = message.get("text")
+            raw = await wire.receive(websocket)
             if raw is None:
-                raw = message.get("bytes") or b""
+                break
             try:
                 relay.relay(link, raw)
             except SignalError as refusal:
