@@ -37,7 +37,7 @@ with warnings.catch_warnings():  # starlette 1.x: "use httpx2" at import, nothin
 pytestmark = pytest.mark.slow
 # Found by this fuzzer (bug): a message nested ~1,000 deep (under 4 KiB) made msgspec raise
 # RecursionError in protocol.decode, and the connection died without an error reply.
-# plugin/web/protocol.py now refuses it with "bad_json".
+# The bounded decode both sockets share (plugin/web/wire.py) now refuses it with "bad_json".
 
 SECRET = b"fuzz-secret-0123456789abcdef0123"
 ADMIN = "fuzz-admin"
