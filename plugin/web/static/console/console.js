@@ -5,52 +5,28 @@
 // decides. Closing the tie dialog (×, Escape) sends choice "close": the engine takes the
 // dialog's default (seed 004: «закриття вікна» = the default option).
 
-import { loadTexts } from "../i18n/i18n.js";
-import { startAudio, startVideoIfAvailable } from "../widget/av.js";
-import { Countdown, formatSeconds } from "../widget/clock.js";
-import { openSocket, tableIdFromPath, takeToken } from "../widget/socket.js";
-import { dayTitle, ensureTiles, phaseTitle, renderTiles, toast } from "../widget/tiles.js";
+import { startAudio } from "../widget/av.js";
+import { $, startPage } from "../widget/page.js";
+import { dayTitle, phaseTitle, renderTiles, toast } from "../widget/tiles.js";
 
-const $ = (id) => document.getElementById(id);
 const ARM_MS = 3000; // a destructive seat action needs a second click within this time
 
-const token = takeToken();
-const tableId = tableIdFromPath();
-const countdown = new Countdown();
-let t = await loadTexts("en");
 let view = null;
-let status = "connecting";
 let armed = null; // "remove:3" while waiting for the confirming click
 let armedTimer = null;
 let mediaStarted = false;
-let video = null;
 let room = null;
 let micOn = true;
 
-const socket = openSocket(token, {
-  onState: (next) => receive(next),
-  onStatus: (next) => {
-    status = next;
-    renderStatus();
-  },
-  onError: (error) => toast($("toast"), t("error", { message: error.message || error.error })),
+// The token, the socket, the texts, the connection badge and the clock (widget/page.js).
+const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo } = await startPage({
+  debugName: "__console", // window.__console: tests and debugging
+  onView: (next) => receive(next),
 });
-window.__console = { socket, get view() { return view; } }; // tests and debugging
 
-function send(type, fields) {
-  socket.send(type, fields);
-}
-
-async function receive(next) {
-  const language = next.table?.language ?? "en";
-  if (t.lang !== language) {
-    t = await loadTexts(language);
-    document.documentElement.lang = t.lang;
-  }
+function receive(next) {
   view = next;
-  countdown.update(view.clock);
   render();
-  video?.update(view);
   if (!mediaStarted) {
     mediaStarted = true;
     // The host's microphone is always forwarded (the server's gate): he talks to the table.
@@ -60,15 +36,7 @@ async function receive(next) {
         return room.setSending(micOn);
       })
       .catch((error) => toast($("toast"), t("media.error", { message: error.message }), 8000));
-    startVideoIfAvailable({
-      token,
-      seat: "host",
-      view,
-      tileFor: (s) => ensureTiles($("tiles"), view.table.seats)(s)?.querySelector(".video"),
-    }).then((handle) => {
-      video = handle;
-      if (view) video.update(view);
-    });
+    startVideo("host");
   }
 }
 
@@ -187,21 +155,6 @@ function renderDialog() {
   $("dialog-default").textContent = dialog.default ? t("dialog.default", { choice: t(`choice.${dialog.default}`) }) : "";
 }
 
-function renderStatus() {
-  const badge = $("conn");
-  badge.dataset.status = status;
-  badge.textContent = t(`conn.${status}`);
-  document.body.classList.toggle("reconnecting", status === "reconnecting");
-}
-
-function renderClock() {
-  const seconds = countdown.seconds();
-  $("clock").textContent = formatSeconds(seconds);
-  $("clock").classList.toggle("low", seconds != null && seconds <= 10);
-  const speakerTile = document.querySelector(".tile.speaking .countdown");
-  if (speakerTile) speakerTile.textContent = formatSeconds(seconds);
-}
-
 function next() {
   send("next");
 }
@@ -246,5 +199,3 @@ document.addEventListener("keydown", (event) => {
 document.addEventListener("keyup", (event) => {
   if (event.code === "Space" && !typing(event.target)) event.preventDefault();
 });
-
-setInterval(() => view && renderClock(), 200);

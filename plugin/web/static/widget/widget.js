@@ -5,46 +5,27 @@
 // The page never decides a rule: a button it shows may still be refused, and the refusal
 // is shown for a few seconds.
 
-import { loadTexts } from "../i18n/i18n.js";
-import { startAudio, startVideoIfAvailable } from "./av.js";
-import { Countdown, formatSeconds } from "./clock.js";
-import { openSocket, tableIdFromPath, takeToken } from "./socket.js";
-import { dayTitle, ensureTiles, phaseTitle, renderTiles, toast } from "./tiles.js";
+import { startAudio } from "./av.js";
+import { $, startPage } from "./page.js";
+import { dayTitle, phaseTitle, renderTiles, toast } from "./tiles.js";
 
 const SPEECH_PHASES = new Set(["speech", "defense", "last_word", "morning_last_word"]);
-const $ = (id) => document.getElementById(id);
 
-const token = takeToken();
-const tableId = tableIdFromPath();
-const countdown = new Countdown();
-let t = await loadTexts("en");
 let view = null;
-let status = "connecting";
 let voted = null; // the candidate this page voted for in the open round (local echo)
 let votedRound = null;
 let bestMove = [];
 let audio = null;
-let video = null;
 let mediaStarted = false;
 
-const socket = openSocket(token, {
-  onState: (next) => receive(next),
-  onStatus: (next) => {
-    status = next;
-    renderStatus();
-  },
-  onError: (error) => toast($("toast"), t("error", { message: error.message || error.error })),
+// The token, the socket, the texts, the connection badge and the clock (page.js).
+const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo } = await startPage({
+  debugName: "__widget", // window.__widget: tests and debugging
+  onView: (next) => receive(next),
 });
-window.__widget = { socket, get view() { return view; } }; // tests and debugging
 
-async function receive(next) {
-  const language = next.table?.language ?? "en";
-  if (t.lang !== language) {
-    t = await loadTexts(language);
-    document.documentElement.lang = t.lang;
-  }
+function receive(next) {
   view = next;
-  countdown.update(view.clock);
   const round = view.vote?.round;
   const roundKey = round ? `${view.day}/${round.number}/${round.kind}` : null;
   if (roundKey !== votedRound) {
@@ -54,7 +35,6 @@ async function receive(next) {
   if (view.me?.action !== "best_move") bestMove = [];
   render();
   startMedia();
-  video?.update(view);
   if (audio) audio.setSending(view.speakers.includes(view.me?.seat)).catch(() => {});
 }
 
@@ -74,17 +54,7 @@ function startMedia() {
       return room.setSending(view.speakers.includes(seat));
     })
     .catch((error) => toast($("toast"), t("media.error", { message: error.message }), 8000));
-  const grid = $("tiles");
-  startVideoIfAvailable({
-    token,
-    seat,
-    view,
-    tileFor: (s) => ensureTiles(grid, view.table.seats)(s)?.querySelector(".video"),
-  })
-    .then((handle) => {
-      video = handle;
-      if (view) video.update(view);
-    });
+  startVideo(seat);
 }
 
 function showSoundButton() {
@@ -94,10 +64,6 @@ function showSoundButton() {
   button.onclick = () => {
     $("room-audio").play().then(() => (button.hidden = true)).catch(() => {});
   };
-}
-
-function send(type, fields) {
-  socket.send(type, fields);
 }
 
 function buttonsFor(seat) {
@@ -245,20 +211,3 @@ function button(label, className, onClick) {
   node.addEventListener("click", onClick);
   return node;
 }
-
-function renderStatus() {
-  const badge = $("conn");
-  badge.dataset.status = status;
-  badge.textContent = t(`conn.${status}`);
-  document.body.classList.toggle("reconnecting", status === "reconnecting");
-}
-
-function renderClock() {
-  const seconds = countdown.seconds();
-  $("clock").textContent = formatSeconds(seconds);
-  $("clock").classList.toggle("low", seconds != null && seconds <= 10);
-  const speakerTile = document.querySelector(".tile.speaking .countdown");
-  if (speakerTile) speakerTile.textContent = formatSeconds(seconds);
-}
-
-setInterval(() => view && renderClock(), 200);

@@ -1,0 +1,100 @@
+// How the player widget and the host console start: one bootstrap for both pages.
+//
+// The token and the table come from the address (socket.js), the table's socket keeps
+// itself open (reconnecting), the texts follow the table's language, the connection badge
+// follows the socket, the countdown ticks in the header and on the speaker's tile, and the
+// video mesh (issue 8) starts on the page's request. What a page shows and which messages
+// it sends stay in the page (widget.js, console/console.js).
+
+import { loadTexts } from "../i18n/i18n.js";
+import { startVideoIfAvailable } from "./av.js";
+import { Countdown, formatSeconds } from "./clock.js";
+import { openSocket, tableIdFromPath, takeToken } from "./socket.js";
+import { ensureTiles, toast } from "./tiles.js";
+
+export const $ = (id) => document.getElementById(id);
+
+/**
+ * Start a page. onView(view) gets every view the server sends, after the texts have
+ * followed the view's language and the countdown has taken its clock; the page renders it
+ * (its render calls renderStatus and renderClock). window[debugName] = {socket, view} is
+ * for the tests and debugging.
+ *
+ * Returns {token, tableId, t, countdown, socket, send(type, fields), renderStatus(),
+ * renderClock(), startVideo(seat)}. `t` is one translator for the page's whole life: it
+ * speaks the language of the latest view (English until the first one).
+ */
+export async function startPage({ debugName, onView }) {
+  const token = takeToken();
+  const tableId = tableIdFromPath();
+  const countdown = new Countdown();
+  let texts = await loadTexts("en");
+  const t = (key, params) => texts(key, params);
+  Object.defineProperty(t, "lang", { get: () => texts.lang });
+  let view = null;
+  let status = "connecting";
+  let video = null;
+
+  function renderStatus() {
+    const badge = $("conn");
+    badge.dataset.status = status;
+    badge.textContent = t(`conn.${status}`);
+    document.body.classList.toggle("reconnecting", status === "reconnecting");
+  }
+
+  function renderClock() {
+    const seconds = countdown.seconds();
+    $("clock").textContent = formatSeconds(seconds);
+    $("clock").classList.toggle("low", seconds != null && seconds <= 10);
+    const speakerTile = document.querySelector(".tile.speaking .countdown");
+    if (speakerTile) speakerTile.textContent = formatSeconds(seconds);
+  }
+
+  async function receive(next) {
+    const language = next.table?.language ?? "en";
+    if (texts.lang !== language) {
+      texts = await loadTexts(language);
+      document.documentElement.lang = texts.lang;
+    }
+    view = next;
+    countdown.update(view.clock);
+    onView(view);
+    video?.update(view);
+  }
+
+  /** The video tiles for `seat` (a seat number, or "host"), once; a no-op without video. */
+  function startVideo(seat) {
+    startVideoIfAvailable({
+      token,
+      seat,
+      view,
+      tileFor: (s) => ensureTiles($("tiles"), view.table.seats)(s)?.querySelector(".video"),
+    }).then((handle) => {
+      video = handle;
+      if (view) video.update(view);
+    });
+  }
+
+  const socket = openSocket(token, {
+    onState: (next) => receive(next),
+    onStatus: (next) => {
+      status = next;
+      renderStatus();
+    },
+    onError: (error) => toast($("toast"), t("error", { message: error.message || error.error })),
+  });
+  window[debugName] = { socket, get view() { return view; } };
+  setInterval(() => view && renderClock(), 200);
+
+  return {
+    token,
+    tableId,
+    t,
+    countdown,
+    socket,
+    send: (type, fields) => socket.send(type, fields),
+    renderStatus,
+    renderClock,
+    startVideo,
+  };
+}
