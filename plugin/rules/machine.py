@@ -60,11 +60,11 @@ from .state import (
     VoteState,
     check_roles,
     check_seat,
+    clone_day,
+    clone_night,
     clone_state,
     clone_vote,
     deal_roles,
-    replace_day,
-    replace_night,
     replace_round,
 )
 
@@ -142,6 +142,7 @@ _announce = positional(Announce)
 _start_timer = positional(StartTimer)
 _set_speakers = positional(SetSpeakers)
 _new_tuple = tuple.__new__
+_new_object = object.__new__
 
 
 class _Step:
@@ -149,13 +150,9 @@ class _Step:
 
     __slots__ = ("effects", "rules", "s")
 
-    def __init__(self, state: GameState) -> None:
-        s = clone_state(state)
-        if s.vote is not None:
-            s.vote = clone_vote(s.vote)
-        self.s = s
-        self.rules: Rules = s.rules
-        self.effects: list[Effect] = []
+    s: GameState
+    rules: Rules
+    effects: list[Effect]
 
     def say(self, key: str, **params: Any) -> None:
         self.effects.append(_announce(key, params))
@@ -202,13 +199,19 @@ def _num(value: float) -> int | float:
 
 
 def _today(s: GameState, **changes: Any) -> None:
-    """Update the record of the current day."""
-    s.days = (*s.days[:-1], replace_day(s.days[-1], **changes))
+    """Update the record of the current day (a copy: the old state keeps its record)."""
+    day = clone_day(s.days[-1])
+    for name, value in changes.items():
+        setattr(day, name, value)
+    s.days = (*s.days[:-1], day)
 
 
 def _tonight(s: GameState, **changes: Any) -> None:
-    """Update the record of the current night."""
-    s.nights = (*s.nights[:-1], replace_night(s.nights[-1], **changes))
+    """Update the record of the current night (a copy, like `_today`)."""
+    night = clone_night(s.nights[-1])
+    for name, value in changes.items():
+        setattr(night, name, value)
+    s.nights = (*s.nights[:-1], night)
 
 
 def _vote(st: _Step) -> VoteState:
@@ -233,7 +236,12 @@ def apply(state: GameState, event: ev.Event) -> tuple[GameState, list[Effect]]:
         raise InvalidAction("bad_event", f"not an engine event: {event!r}")
     if state.over and not isinstance(event, ev.SetManual):
         raise IllegalAction("game_over", "the game is over")
-    st = _Step(state)
+    st = _new_object(_Step)  # the step's three slots are set here, without an __init__ call
+    st.s = s = clone_state(state)
+    if s.vote is not None:
+        s.vote = clone_vote(s.vote)
+    st.rules = s.rules
+    st.effects = []
     handler(st, event)
     st.s.version += 1
     return st.s, st.effects

@@ -289,8 +289,8 @@ class GameState:
         return leaders if top > 0 and len(leaders) > 1 else ()
 
 
-replace_day = make_replace(DayRecord)
-replace_night = make_replace(NightRecord)
+clone_day = make_clone(DayRecord)
+clone_night = make_clone(NightRecord)
 replace_round = make_replace(Round)
 _clone_round = make_clone(Round)
 clone_state = make_clone(GameState)  # shallow: every attribute holds an immutable value
@@ -311,7 +311,7 @@ def _role_seat(roles: tuple[str, ...] | None, role: str) -> int | None:
 
 def check_seat(state: GameState, seat: object, what: str = "seat") -> int:
     """A seat number of this table, or InvalidAction naming the input."""
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= state.players:
+    if type(seat) is not int or not 1 <= seat <= state.players:  # a bool is not a seat
         raise InvalidAction("bad_seat", f"{what} {seat!r} is not a seat of this table")
     return seat
 

@@ -11,7 +11,7 @@ import pytest
 from plugin.rules import events as ev
 from plugin.rules.effects import Announce, StartTimer
 from plugin.rules.records import make_clone, make_replace, positional, quick_init
-from plugin.rules.state import DayRecord, Round, replace_day
+from plugin.rules.state import DayRecord, Round, replace_round
 
 
 @quick_init
@@ -78,11 +78,11 @@ def test_positional_builds_the_same_record() -> None:
 
 def test_clone_and_replace_copy_and_never_touch_the_original() -> None:
     day = DayRecord(day=2, speakers=(3, 4))
-    later = replace_day(day, speakers=(3, 4, 5), opener=3)
+    later = make_replace(DayRecord)(day, speakers=(3, 4, 5), opener=3)
     assert day == DayRecord(day=2, speakers=(3, 4))
     assert later == DayRecord(day=2, opener=3, speakers=(3, 4, 5))
     with pytest.raises(AttributeError):
-        replace_day(day, colour=1)
+        make_replace(DayRecord)(day, colour=1)
     r = Round(number=1, kind="vote", candidates=(3, 5), voters=frozenset({1, 2}))
     more = r.with_ballot(1, 3)
     assert r.ballots == () and r.voted_seats == frozenset()
@@ -91,4 +91,4 @@ def test_clone_and_replace_copy_and_never_touch_the_original() -> None:
     assert copy == more and copy is not more
     with pytest.raises(TypeError, match="not frozen"):
         make_clone(StartTimer)
-    assert make_replace(Round)(r, window=1).window == 1
+    assert replace_round(r, window=1).window == 1 and r.window == 0
