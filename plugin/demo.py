@@ -151,15 +151,11 @@ async def _stop_bots_on_exit(server: uvicorn.Server, bots: list[Any]) -> None:
 
 
 def _print_links(links: dict[str, Any], args: argparse.Namespace, base_url: str) -> None:
-    # The fragment (#token=...) is never sent to a server, so no access log can keep it.
-    def page(link: str) -> str:
-        return link.replace("?token=", "#token=")
-
     print(f"autohost demo: table {links['id']} on {base_url} (db {args.db})", flush=True)
-    print(f"  host console: {page(links['host']['link'])}")
+    print(f"  host console: {links['host']['link']}")
     for seat in links["seats"]:
         who = "you" if seat["seat"] <= args.humans else "bot"
-        print(f"  seat {seat['seat']:>2} ({who}): {page(seat['link'])}")
+        print(f"  seat {seat['seat']:>2} ({who}): {seat['link']}")
     if args.humans:
         print("Open the console to start the game (the big key, or the space bar).")
     print("Ctrl-C stops the demo.", flush=True)

@@ -2,8 +2,9 @@
 the static files they load (plugin/web/static).
 
 The pages are the same for every table and every seat: the table id comes from the path,
-the seat from the signed token the page carries in its URL (fragment `#token=...`, or the
-query `?token=...` for the links `autohost table new` prints). A page reads its token once,
+the seat from the signed token the page carries in its URL fragment (`#token=...`, as
+`autohost table new` and the demo print it; a fragment never reaches a server, so no access
+log keeps it). A page reads its token once,
 drops it from the address bar, and sends it only to /ws and /rtc (never to a third party:
 `Referrer-Policy: no-referrer`). These routes never look at the token, so nothing here can
 log it.

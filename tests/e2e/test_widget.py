@@ -106,10 +106,10 @@ class Game:
     links: dict[str, Any]
 
     def page_url(self, seat: int | str) -> str:
-        link = (
+        link: str = (
             self.links["host"]["link"] if seat == "host" else self.links["seats"][seat - 1]["link"]
         )  # type: ignore[operator]
-        return link.replace("?token=", "#token=")
+        return link
 
     @property
     def room(self) -> Any:
@@ -395,3 +395,23 @@ async def test_a_page_without_a_microphone_still_hears_the_table(
         assert "No microphone" in (await page.text_content("#toast") or "")
         await game.submit(HOST, "start")  # the host's voice announces the night
         await wait_for_audio(page, "table", above=HEARD, timeout=60)
+
+
+async def test_the_token_travels_only_in_the_url_fragment(
+    browser: Browser, loopback_ice: None, tmp_path: Path
+):
+    """A page takes its token from `#token=` (never sent to a server) and drops it from the
+    address bar; a reload finds it again in the tab. A token in the query string, which the
+    server's access log would keep, is not used: that page is refused."""
+    async with running_game(tmp_path, language="en", voice=False) as game:
+        page = await open_page(browser, game, 3)
+        assert "#" not in page.url and "token" not in page.url
+        await page.reload()
+        await page.wait_for_function("window.__widget?.view != null")
+        assert await page.evaluate("window.__widget.view.me.seat") == 3
+
+        leaked = await browser.new_page()
+        leaked.set_default_timeout(LONG_MS)
+        await leaked.goto(game.page_url(3).replace("#token=", "?token="))
+        await leaked.wait_for_function("window.__widget?.socket.history.includes('refused')")
+        assert await leaked.evaluate("window.__widget.view") is None

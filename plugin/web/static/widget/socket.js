@@ -97,12 +97,12 @@ export function openSocket(token, handlers) {
   };
 }
 
-/** The token this page was opened with (fragment or query), removed from the address bar
- * so it is not bookmarked, shared by a screenshot, or sent as a referrer. */
+/** The token this page was opened with (the fragment, `#token=`: never sent to a server, so
+ * no access log keeps it), removed from the address bar so it is not bookmarked, shared by a
+ * screenshot, or sent as a referrer. A reload finds it in this tab's sessionStorage. */
 export function takeToken() {
   const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
-  const fromQuery = new URLSearchParams(location.search).get("token");
-  const token = fromHash || fromQuery || sessionStorage.getItem(`token:${location.pathname}`) || "";
+  const token = fromHash || sessionStorage.getItem(`token:${location.pathname}`) || "";
   if (token) {
     sessionStorage.setItem(`token:${location.pathname}`, token);
     history.replaceState(null, "", location.pathname);
