@@ -97,29 +97,16 @@ def _protocol(
             }
         )
     nights = [
-        {
-            "night": n.night,
-            "shots": [{"by": by, "target": target} for by, target in n.shots],
-            "killed": n.killed,
-            "don_check": None
-            if n.don_check is None
-            else {"target": n.don_check[0], "sheriff": n.don_check[1]},
-            "sheriff_check": None
-            if n.sheriff_check is None
-            else {"target": n.sheriff_check[0], "black": n.sheriff_check[1]},
-        }
+        {**n.record(), "shots": [{"by": by, "target": target} for by, target in n.shots]}
         for n in state.nights
     ]
-    best = state.best_move
     return {
         "table": table,
         "rules": preset,
         "players": players,
         "days": days,
         "nights": nights,
-        "best_move": None
-        if best is None
-        else {"by": best[0], "named": list(best[1]), "correct": best[2]},
+        "best_move": state.best_move_record(),
         "winner": state.winner,
         "over": state.over,
         "refused": refused,

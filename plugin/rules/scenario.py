@@ -488,30 +488,14 @@ def game_result(
                 "vote": vote,
             }
         )
-    nights = [
-        {
-            "night": record.night,
-            "killed": record.killed,
-            "don_check": None
-            if record.don_check is None
-            else {"target": record.don_check[0], "sheriff": record.don_check[1]},
-            "sheriff_check": None
-            if record.sheriff_check is None
-            else {"target": record.sheriff_check[0], "black": record.sheriff_check[1]},
-        }
-        for record in state.nights
-        if 2 * record.night <= limit
-    ]
-    best = state.best_move
+    nights = [record.record() for record in state.nights if 2 * record.night <= limit]
     result: dict[str, Any] = {
         "winner": state.winner,
         "days": days,
         "nights": nights,
         "fouls": {str(seat): n for seat, n in enumerate(state.fouls, start=1) if n},
         "removed": list(state.removed),
-        "best_move": None
-        if best is None
-        else {"by": best[0], "named": list(best[1]), "correct": best[2]},
+        "best_move": state.best_move_record(),
         "roles": {str(seat): role for seat, role in enumerate(state.roles or (), start=1)},
         "unused": unused or [],
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import InvalidAction
 from .records import make_clone, make_replace, quick_init
@@ -186,6 +186,18 @@ class NightRecord:
     don_check: tuple[int, bool] | None = None
     sheriff_check: tuple[int, bool] | None = None
 
+    def record(self) -> dict[str, Any]:
+        """The conformance shape of the night (GAME.md), also the game protocol's."""
+        don, sheriff = self.don_check, self.sheriff_check
+        return {
+            "night": self.night,
+            "killed": self.killed,
+            "don_check": None if don is None else {"target": don[0], "sheriff": don[1]},
+            "sheriff_check": None
+            if sheriff is None
+            else {"target": sheriff[0], "black": sheriff[1]},
+        }
+
 
 @dataclass(slots=True, kw_only=True)
 class GameState:
@@ -230,6 +242,13 @@ class GameState:
 
     def is_black(self, seat: int) -> bool:
         return self.role(seat) in BLACK
+
+    def best_move_record(self) -> dict[str, Any] | None:
+        """The best move as GAME.md shows it: who named which seats, how many are black."""
+        if self.best_move is None:
+            return None
+        by, named, correct = self.best_move
+        return {"by": by, "named": list(named), "correct": correct}
 
     @property
     def best_move_open(self) -> bool:

@@ -147,10 +147,6 @@ def host_view(state: GameState) -> dict[str, Any]:
     )
     view["awaiting_revote"] = s.phase is Phase.AWAIT_REVOTE
     view["skip_speech"] = sorted(s.skip_speech)
-    view["best_move"] = (
-        None
-        if s.best_move is None
-        else {"by": s.best_move[0], "named": list(s.best_move[1]), "correct": s.best_move[2]}
-    )
+    view["best_move"] = s.best_move_record()
     view["speech_queue"] = list(s.speech_queue)
     return view
