@@ -163,3 +163,10 @@ async def test_a_bad_club_token_gets_no_link(exchange, token, status):
     answer = await exchange.post("/livekit/link", json={"token": token})
     assert answer.status_code == status
     assert "link" not in answer.json()
+
+
+@pytest.mark.parametrize("content", [b"{", b'["token"]', b'{"token": ""}', b"\xff"])
+async def test_a_malformed_link_request_is_refused(exchange, content):
+    answer = await exchange.post("/livekit/link", content=content)
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "malformed"

@@ -161,13 +161,9 @@ def link_route(
     widget in a club's frontend speaks our WebSocket protocol with the club's tokens."""
 
     async def exchange(request: Request) -> JSONResponse:
-        try:
-            body = json.loads(await request.body())
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _refuse(400, "malformed", "the body must be JSON")
-        token = body.get("token") if isinstance(body, dict) else None
-        if not isinstance(token, str) or not token:
-            return _refuse(400, "malformed", 'expected {"token": "<LiveKit token>"}')
+        token = await _string_field(request, "token", 'expected {"token": "<LiveKit token>"}')
+        if isinstance(token, JSONResponse):
+            return token
         try:
             room, seat = verify_club_token(verifier, token)
         except InvalidToken as refusal:
@@ -190,13 +186,9 @@ def token_route(
     {"url", "room", "identity", "seat", "token"}: the LiveKit token for that seat."""
 
     async def mint(request: Request) -> JSONResponse:
-        try:
-            body = json.loads(await request.body())
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return _refuse(400, "malformed", "the body must be JSON")
-        link = body.get("link") if isinstance(body, dict) else None
-        if not isinstance(link, str) or not link:
-            return _refuse(400, "malformed", 'expected {"link": "<seat link token>"}')
+        link = await _string_field(request, "link", 'expected {"link": "<seat link token>"}')
+        if isinstance(link, JSONResponse):
+            return link
         bound = seat_for_link_token(link)
         if bound is None:
             return _refuse(401, "unauthorized", "the seat link is not valid")
@@ -211,6 +203,18 @@ def token_route(
         )
 
     return Route(path, mint, methods=["POST"])
+
+
+async def _string_field(request: Request, name: str, expected: str) -> str | JSONResponse:
+    """The non-empty string `name` of the request's JSON body, or the refusal to answer."""
+    try:
+        body = json.loads(await request.body())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _refuse(400, "malformed", "the body must be JSON")
+    value = body.get(name) if isinstance(body, dict) else None
+    if not isinstance(value, str) or not value:
+        return _refuse(400, "malformed", expected)
+    return value
 
 
 def _refuse(status: int, code: str, message: str) -> JSONResponse:
