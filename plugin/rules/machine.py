@@ -60,11 +60,11 @@ from .state import (
     VoteState,
     check_roles,
     check_seat,
-    clone_day,
-    clone_night,
     clone_state,
     clone_vote,
     deal_roles,
+    replace_day,
+    replace_night,
     replace_round,
 )
 
@@ -200,18 +200,12 @@ def _num(value: float) -> int | float:
 
 def _today(s: GameState, **changes: Any) -> None:
     """Update the record of the current day (a copy: the old state keeps its record)."""
-    day = clone_day(s.days[-1])
-    for name, value in changes.items():
-        setattr(day, name, value)
-    s.days = (*s.days[:-1], day)
+    s.days = (*s.days[:-1], replace_day(s.days[-1], **changes))
 
 
 def _tonight(s: GameState, **changes: Any) -> None:
     """Update the record of the current night (a copy, like `_today`)."""
-    night = clone_night(s.nights[-1])
-    for name, value in changes.items():
-        setattr(night, name, value)
-    s.nights = (*s.nights[:-1], night)
+    s.nights = (*s.nights[:-1], replace_night(s.nights[-1], **changes))
 
 
 def _vote(st: _Step) -> VoteState:

@@ -308,8 +308,8 @@ class GameState:
         return leaders if top > 0 and len(leaders) > 1 else ()
 
 
-clone_day = make_clone(DayRecord)
-clone_night = make_clone(NightRecord)
+replace_day = make_replace(DayRecord)
+replace_night = make_replace(NightRecord)
 replace_round = make_replace(Round)
 _clone_round = make_clone(Round)
 clone_state = make_clone(GameState)  # shallow: every attribute holds an immutable value
