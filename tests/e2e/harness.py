@@ -93,7 +93,7 @@ _METER_JS = """
   element.srcObject = stream;
   element.play().catch(() => {});
   const buffer = new Float32Array(analyser.fftSize);
-  const meter = { peak: 0, last: 0, reads: 0, context, element };
+  const meter = { peak: 0, last: 0, reads: 0, context, element, run: null };
   meter.timer = setInterval(() => {
     analyser.getFloatTimeDomainData(buffer);
     let sum = 0;
@@ -101,6 +101,16 @@ _METER_JS = """
     meter.last = Math.sqrt(sum / buffer.length);
     meter.peak = Math.max(meter.peak, meter.last);
     meter.reads += 1;
+    const run = meter.run;  // the longest stretch above run.above, see sustained_audio
+    if (run !== null) {
+      const now = performance.now();
+      if (meter.last > run.above) {
+        if (run.since === null) run.since = now;
+        run.longest = Math.max(run.longest, now - run.since);
+      } else {
+        run.since = null;
+      }
+    }
   }, 20);
   context.resume();
   window.__audioMeters[name] = meter;
@@ -146,6 +156,35 @@ async def wait_for_audio(page: Page, name: str, *, above: float, timeout: float 
             return level
         if time.monotonic() > deadline:
             raise AssertionError(f"page meter {name!r} stayed at {level:.4f} (<= {above})")
+        await asyncio.sleep(0.05)
+
+
+async def wait_for_sustained_audio(
+    page: Page, name: str, *, above: float, seconds: float, timeout: float = 10
+) -> None:
+    """Wait until the page hears one unbroken stretch of `seconds` above `above`.
+
+    Chromium's fake microphone beeps for a few milliseconds twice a second, so a page
+    that still plays a beeping seat's audio from its jitter buffer passes wait_for_audio
+    at once; only a continuous tone (the test bot's) passes this.
+    """
+    await page.evaluate(
+        "([name, above]) => { window.__audioMeters[name].run = {above, since: null, longest: 0}; }",
+        [name, above],
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        longest = float(
+            await page.evaluate("([name]) => window.__audioMeters[name].run.longest", [name])
+        )
+        if longest >= seconds * 1000:
+            await page.evaluate("([name]) => { window.__audioMeters[name].run = null; }", [name])
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"page meter {name!r} never heard {seconds}s above {above}"
+                f" (its longest stretch: {longest:.0f} ms)"
+            )
         await asyncio.sleep(0.05)
 
 

@@ -22,12 +22,12 @@ from plugin.rooms.embedded.signalling import rtc_routes
 
 from .harness import (
     quiet_for,
-    reset_audio_level,
     serve,
     start_audio_meter,
     until,
     wait_for_audio,
     wait_for_quiet,
+    wait_for_sustained_audio,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -98,14 +98,14 @@ async def _join(browser: Browser, url: str, seat: int) -> Page:
 
 
 async def _mark(bot: SwitchableBot, pages: list[Page]) -> None:
-    """The bot says a short tone and falls silent again, and every page has heard it end:
-    whatever the pages receive afterwards was mixed after this call (packets arrive in
-    order), however much audio a browser's jitter buffer was still holding."""
-    for page in pages:
-        await reset_audio_level(page, "table")
+    """The bot says a tone and falls silent again, and every page has heard it end: whatever
+    the pages receive afterwards was mixed after this call (packets arrive in order),
+    however much audio a browser's jitter buffer was still holding. The tone is told from
+    a beeping seat's leftovers by its length (0.4 s unbroken; the fake microphone beeps
+    for a few milliseconds at a time)."""
     bot.speaking = True
     for page in pages:
-        await wait_for_audio(page, "table", above=HEARD)
+        await wait_for_sustained_audio(page, "table", above=HEARD, seconds=0.4)
     bot.speaking = False
     for page in pages:
         await wait_for_quiet(page, "table", below=SILENT)
