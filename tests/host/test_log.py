@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from plugin.host.log import ClockRow, EventLog
@@ -33,7 +35,8 @@ def test_wal_and_full_sync(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "log.db")
     mode = sqlite3.connect(tmp_path / "log.db").execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
-    assert log._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    writer = log._write_db  # made on the writer thread, used only there
+    assert log._wait_for_writer(lambda: writer.execute("PRAGMA synchronous").fetchone()[0]) == 2
     log.close()
 
 
@@ -76,7 +79,8 @@ def test_clock_rows_are_upserted(tmp_path: Path) -> None:
     log.create_table("t1", {})
     assert log.load_clock("t1") is None
     log.save_clocks({"t1": ClockRow(timer_id=4, remaining=12.5, paused=False, warn_at=10)})
-    log.save_clocks({"t1": ClockRow(timer_id=4, remaining=11.5, paused=True, warn_at=10)})
+    saved = log.save_clocks({"t1": ClockRow(timer_id=4, remaining=11.5, paused=True, warn_at=10)})
+    saved.result(timeout=5)  # queued to the writer, in order
     assert log.load_clock("t1") == ClockRow(timer_id=4, remaining=11.5, paused=True, warn_at=10)
     log.close()
 
@@ -107,3 +111,93 @@ async def test_group_commit_shares_a_transaction_and_survives_a_bad_row(tmp_path
     assert [e.record["type"] for e in again.entries("t1")] == ["first", "a"]
     assert [e.record["type"] for e in again.entries("t2")] == ["b", "c"]
     again.close()
+
+
+def _hold_the_writer(log: EventLog) -> tuple[threading.Event, threading.Event]:
+    """Park the writer thread until `release` is set; `parked` says it is parked."""
+    parked, release = threading.Event(), threading.Event()
+
+    def wait() -> None:
+        parked.set()
+        assert release.wait(10), "the test never released the writer"
+
+    log._writer.submit(wait)
+    assert parked.wait(5)
+    return parked, release
+
+
+def _committed(path: Path, table_id: str) -> list[str]:
+    """What another process would read from the file now."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT record FROM events WHERE table_id = ? ORDER BY seq", (table_id,))
+        return [msgspec.json.decode(record)["type"] for (record,) in rows]
+
+
+async def test_the_loop_goes_on_while_the_disk_is_busy_and_acks_only_what_is_on_disk(
+    tmp_path: Path,
+) -> None:
+    log = EventLog(tmp_path / "log.db")
+    log.create_table("t1", {})
+    _, release = _hold_the_writer(log)  # as if an fsync took very long
+    first = asyncio.create_task(log.commit("t1", {"type": "a"}, source="1"))
+    second = asyncio.create_task(log.commit("t1", {"type": "b"}, source="2"))
+    ticks = 0
+    for _ in range(10):  # the event loop (the audio mixer, the sockets) keeps running
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert ticks == 10
+    assert not first.done() and not second.done()  # nothing acked before it is durable
+    assert _committed(tmp_path / "log.db", "t1") == []
+    release.set()
+    assert await asyncio.wait_for(asyncio.gather(first, second), 5) == [1, 2]
+    assert _committed(tmp_path / "log.db", "t1") == ["a", "b"]
+    assert log.find_client_id("t1", "x") is None and len(log.entries("t1")) == 2
+    log.close()
+
+
+async def test_inputs_that_arrive_during_a_write_share_the_next_transaction(
+    tmp_path: Path,
+) -> None:
+    log = EventLog(tmp_path / "log.db")
+    for table_id in ("t1", "t2"):
+        log.create_table(table_id, {})
+    batches: list[int] = []
+    insert = log._insert
+    log._insert = lambda rows: (batches.append(len(rows)), insert(rows))[1]  # type: ignore[method-assign]
+    _, release = _hold_the_writer(log)
+    first = asyncio.create_task(log.commit("t1", {"type": "a"}, source="1"))
+    await asyncio.sleep(0.05)  # the first batch is now waiting for the writer
+    later = [
+        asyncio.create_task(log.commit(table_id, {"type": "b"}, source="host"))
+        for table_id in ("t1", "t2", "t1")
+    ]
+    await asyncio.sleep(0.05)
+    release.set()
+    assert await asyncio.wait_for(asyncio.gather(first, *later), 5) == [1, 2, 1, 3]
+    assert batches == [1, 3]
+    log.close()
+
+
+async def test_close_writes_what_was_committed_in_the_same_turn(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "log.db")
+    log.create_table("t1", {})
+    commit = asyncio.ensure_future(log.commit("t1", {"type": "last"}, source="host"))
+    await asyncio.sleep(0)  # queued, not yet handed to the writer
+    log.close()
+    assert await commit == 1
+    assert _committed(tmp_path / "log.db", "t1") == ["last"]
+    with pytest.raises(RuntimeError, match="closed"):
+        await log.commit("t1", {"type": "late"}, source="host")
+
+
+def test_writes_keep_their_order_and_clock_saves_do_not_wait(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "log.db")
+    log.create_table("t1", {})
+    _, release = _hold_the_writer(log)
+    saved = log.save_clocks({"t1": ClockRow(timer_id=1, remaining=30.0, paused=False)})
+    assert not saved.done()  # queued behind the parked writer; the caller goes on
+    release.set()
+    log.append("t1", {"type": "a"}, source="host")  # waits: after the clock, in order
+    assert saved.done() and saved.exception() is None
+    assert log.load_clock("t1") == ClockRow(timer_id=1, remaining=30.0, paused=False)
+    log.close()
