@@ -38,7 +38,7 @@ PAGES = (5, 6, 7)
 READY = "#status[data-ready], #status[data-error]"
 
 
-async def eventually(check, what: str, seconds: float = 90.0) -> None:
+async def eventually(check, what: str, seconds: float = 90.0, explain=None) -> None:
     # A deadline, not a count of tries: under load a publish that raced a revoke takes ~10 s
     # to time out before the widget retries it (docs/livekit.md), and a page's evaluate()
     # itself can take seconds, so a count of tries was once too short in a full run.
@@ -136,7 +136,23 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                     async def only_seat_5() -> bool:
                         return await publishers() == {"seat-5"}  # not seat 8's either
 
-                    await eventually(only_seat_5, "only seat 5 publishes during his speech")
+                    async def explain() -> str:
+                        pages_said = {
+                            seat: await page.evaluate(
+                                "({published: autohost.widget.micPublished(),"
+                                " may: autohost.room.localParticipant.permissions?.canPublish,"
+                                " sources: [...(autohost.room.localParticipant.permissions"
+                                "?.canPublishSources ?? [])],"
+                                " error: autohost.widget.lastError,"
+                                " restores: autohost.widget.micRestores})"
+                            )
+                            for seat, page in pages.items()
+                        }
+                        return f"publishers {await publishers()}, pages {pages_said}"
+
+                    await eventually(
+                        only_seat_5, "only seat 5 publishes during his speech", explain=explain
+                    )
 
                     async def pages_agree() -> bool:
                         return [
