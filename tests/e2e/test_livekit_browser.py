@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 
 import pytest
 from livekit import api
@@ -155,3 +156,61 @@ async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F8
         await asyncio.gather(playing, return_exceptions=True)
         await room.stop()
         await bot.stop()
+
+
+async def test_quick_turn_changes_never_leave_the_speaker_without_a_microphone(
+    browser,
+    livekit_server,  # noqa: F811
+):
+    """Turns that change while the pages are still publishing (a host clicking through, a
+    loaded machine): the server revokes a publish in flight, and the SDK drops that revoke
+    as an unknown track. The page must still end up publishing for real when its turn
+    comes, not holding a publication the server no longer has."""
+    creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+    room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, ROOM)
+    pages, contexts = [], []
+    try:
+        async with (
+            serve(fake_server(creds, [])) as base,
+            api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi,
+        ):
+            for seat in (1, 2, 3):
+                context = await browser.new_context()
+                contexts.append(context)
+                pages.append(await context.new_page())
+                await pages[-1].goto(
+                    f"{base}/static/livekit/demo.html?link=seat-{seat}&server={base}",
+                    wait_until="commit",
+                )
+            for page in pages:
+                await page.wait_for_selector(READY, timeout=90_000)
+            await room.start()
+            rng = random.Random(1)
+            for _ in range(40):
+                for seat in (1, 2, 3):
+                    await room.set_speakers(frozenset({seat}))
+                    await asyncio.sleep(rng.uniform(0, 0.25))
+                await room.set_speakers(frozenset())
+                await asyncio.sleep(rng.uniform(0, 0.1))
+            await room.set_speakers(frozenset({1}))
+
+            async def only_seat_1() -> bool:
+                listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=ROOM))
+                published = {
+                    p.identity
+                    for p in listed.participants
+                    if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
+                }
+                return published == {"seat-1"}
+
+            async def pages_agree() -> bool:
+                seen = [await p.evaluate("autohost.widget.micPublished()") for p in pages]
+                return seen == [True, False, False]
+
+            # A publish that raced a revoke times out after about 10 s before the retry.
+            await eventually(only_seat_1, "seat 1 publishes, nobody else (ListParticipants)", 2400)
+            await eventually(pages_agree, "the pages see only seat 1's microphone", 2400)
+    finally:
+        for context in contexts:
+            await context.close()
+        await room.stop()

@@ -44,21 +44,34 @@ export function attachAutohost(room, livekit, options = {}) {
   };
 
   // The microphone follows the permission both ways: opened whenever the host allows it
-  // and it is not published, closed on this side too when the permission goes (the server
-  // has already unpublished it; closing keeps the page's own state true). A publish can
-  // fail when a revoke races it, or time out on a loaded machine (~10 s): it is tried again
-  // for as long as the permission holds, and a watchdog re-checks every 2 s, so a speaker's
-  // microphone never stays closed for his whole turn.
+  // and it is not published, closed on this side too when the permission goes. The server
+  // unpublishes the microphone itself when it revokes the permission, but the SDK does not
+  // always hear of it: a revoke that arrives while a publish is still in flight is dropped
+  // as an "unknown track", and the page then holds a publication the server no longer has
+  // (unmuting it later publishes nothing). So a publication never outlives its grant: when
+  // the permission goes, the page unpublishes its microphone (which also stops capturing),
+  // and each new grant publishes a fresh one. A publish can fail when a revoke races it, or
+  // time out on a loaded machine (~10 s): it is tried again for as long as the permission
+  // holds, and a watchdog re-checks every 2 s, so a speaker's microphone never stays closed
+  // for his whole turn.
+  let allowedBefore = micAllowed(local.permissions, Track);
+  let grant = allowedBefore ? 1 : 0;  // how many grants this page has seen
+  let publishedFor = -1;  // the grant the page's microphone was published under
   let opening = null;
+  const microphone = () => local.getTrackPublication(Track.Source.Microphone);
   async function ensureMicrophone() {
     if (opening) return opening;
     opening = (async () => {
       for (let attempt = 1; micAllowed(local.permissions, Track); attempt += 1) {
-        if (widget.micPublished()) return;
+        const current = grant;
+        if (widget.micPublished() && publishedFor === current) return;
         try {
+          const stale = microphone();
+          if (stale?.track && publishedFor !== current) await local.unpublishTrack(stale.track);
           await local.setMicrophoneEnabled(true);
+          publishedFor = current;
           widget.micRestores += 1;
-          return;
+          if (grant === current) return;  // else revoked and granted again meanwhile: afresh
         } catch (error) {
           widget.lastError = String(error);
           await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 3000)));
@@ -68,10 +81,14 @@ export function attachAutohost(room, livekit, options = {}) {
     return opening;
   }
   function followPermission() {
-    if (micAllowed(local.permissions, Track)) {
+    const allowed = micAllowed(local.permissions, Track);
+    if (allowed && !allowedBefore) grant += 1;
+    allowedBefore = allowed;
+    if (allowed) {
       ensureMicrophone();
-    } else if (widget.micPublished() && !opening) {
-      local.setMicrophoneEnabled(false).catch((error) => { widget.lastError = String(error); })
+    } else if (microphone()?.track && !opening) {
+      local.unpublishTrack(microphone().track)
+        .catch((error) => { widget.lastError = String(error); })
         .finally(render);
     }
   }
