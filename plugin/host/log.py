@@ -191,13 +191,7 @@ class EventLog:
                         if not future.done():
                             future.set_exception(RuntimeError(f"the event log failed: {error}"))
                     raise
-                for (_, future), outcome in zip(batch, outcomes, strict=True):
-                    if future.done():
-                        continue
-                    if isinstance(outcome, Exception):
-                        future.set_exception(outcome)
-                    else:
-                        future.set_result(outcome)
+                _settle(batch, outcomes)
         finally:
             self._draining = None
 
@@ -311,13 +305,7 @@ class EventLog:
         self._closed = True
         batch, self._batch = self._batch, []
         if batch:
-            outcomes = self._wait_for_writer(self._insert, [row for row, _ in batch])
-            for (_, future), outcome in zip(batch, outcomes, strict=True):
-                if not future.done():
-                    if isinstance(outcome, Exception):
-                        future.set_exception(outcome)
-                    else:
-                        future.set_result(outcome)
+            _settle(batch, self._wait_for_writer(self._insert, [row for row, _ in batch]))
         self._db.close()
         try:
             self._wait_for_writer(self._close_writer)
@@ -347,6 +335,17 @@ class EventLog:
             ).fetchone()
             self._next_seq[table_id] = int(row[0]) + 1
         return self._next_seq[table_id]
+
+
+def _settle(batch: list[tuple[Row, asyncio.Future[int]]], outcomes: list[int | Exception]) -> None:
+    """Answer each committer: its sequence number, or why its row was refused."""
+    for (_, future), outcome in zip(batch, outcomes, strict=True):
+        if future.done():
+            continue  # the committer went away (cancelled); the row is written all the same
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
 
 
 def _done() -> Future[None]:
