@@ -75,28 +75,41 @@ logging:
 
 @contextlib.contextmanager
 def running_server(binary: Path, folder: Path) -> Iterator[LiveKitServer]:
-    """The real server on free loopback ports, its config and log in `folder`."""
-    port, tcp_port = free_port(), free_port()
-    udp_port, webhook_port = free_port(socket.SOCK_DGRAM), free_port()
-    config = folder / "livekit.yaml"
-    config.write_text(config_yaml(port, tcp_port, udp_port, webhook_port))
-    log = folder / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(binary), "--dev", "--config", str(config), "--node-ip", "127.0.0.1"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_until_serving(port, process, log)
-        yield LiveKitServer(port=port, webhook_port=webhook_port, log=log)
-    finally:
-        process.terminate()
+    """The real server on free loopback ports, its config and log in `folder`.
+
+    A port found free can be taken before the server binds it (the ports come from the
+    range the kernel also gives outgoing connections): then the server is started again
+    on new ports, up to three times.
+    """
+    for attempt in range(1, 4):
+        port, tcp_port = free_port(), free_port()
+        udp_port, webhook_port = free_port(socket.SOCK_DGRAM), free_port()
+        config = folder / "livekit.yaml"
+        config.write_text(config_yaml(port, tcp_port, udp_port, webhook_port))
+        log = folder / "server.log"
+        with log.open("wb") as out:
+            process = subprocess.Popen(
+                [str(binary), "--dev", "--config", str(config), "--node-ip", "127.0.0.1"],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            try:
+                _wait_until_serving(port, process, log)
+            except RuntimeError:
+                if attempt < 3 and "address already in use" in log.read_text():
+                    continue
+                raise
+            yield LiveKitServer(port=port, webhook_port=webhook_port, log=log)
+            return
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture(scope="session")
