@@ -159,6 +159,12 @@ class Announcer:
         else:
             log.info("prerendered %d %s phrase chunks for seats %s", count, self.lang, seats)
 
+    async def skip_queued(self) -> None:
+        """Drop the phrases not started yet; the one being said is finished. For when the
+        host moves the game on: what was queued for the moments he skipped is old news, and
+        the bot would otherwise still be reading it over the next speaker."""
+        self._queue.clear()
+
     async def hush(self) -> None:
         """Stop talking at the next tick and drop everything queued (e.g. the game ended)."""
         self._queue.clear()

@@ -53,10 +53,14 @@ class FakeVoice:
 
     def __init__(self) -> None:
         self.said: list[tuple[str, dict[str, Any]]] = []
+        self.skipped_at: list[int] = []  # len(said) at each skip_queued()
         self.stopped = False
 
     async def announce(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
         self.said.append((key, dict(params)))
+
+    async def skip_queued(self) -> None:
+        self.skipped_at.append(len(self.said))
 
     @property
     def keys(self) -> list[str]:

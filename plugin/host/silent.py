@@ -31,5 +31,8 @@ class SilentVoice:
     async def announce(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
         pass
 
+    async def skip_queued(self) -> None:
+        pass
+
     async def stop(self) -> None:
         pass

@@ -249,6 +249,10 @@ class Table:
             self.id, engine.to_record(event), source=source_of(sender), client_id=command.client_id
         )
         self.state = new_state
+        if command.kind == "next":
+            # The host moved the game on: the bot does not go on reading, over the next
+            # speaker, what it had queued for the moments he skipped.
+            await self._safely(self.voice.skip_queued())
         await self._carry_out(effects)
         await self._changed()
         return Outcome(ok=True, seq=seq)

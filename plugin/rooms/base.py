@@ -36,4 +36,7 @@ class Voice(Protocol):
     async def announce(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
         """Queue the phrase; returns at once (it never waits for synthesis or playback)."""
 
+    async def skip_queued(self) -> None:
+        """Drop the phrases not started yet (the host moved on); finish the current one."""
+
     async def stop(self) -> None: ...

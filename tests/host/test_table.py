@@ -182,6 +182,23 @@ async def test_next_in_automatic_mode_ends_the_running_step(harness: Harness) ->
     assert harness.phase == "don_meeting"
 
 
+async def test_the_hosts_next_drops_what_the_bot_had_not_said_yet(harness: Harness) -> None:
+    await harness.ok(HOST, "next")  # the lobby: the game starts, nothing queued to skip
+    said = len(harness.voice.said)
+    await harness.ok(HOST, "next")  # he skips the black team's meeting
+    assert harness.phase == "don_meeting"
+    # Skipped before the don's meeting is announced, never after: the new phrases stay.
+    assert harness.voice.skipped_at[-1] == said
+    assert len(harness.voice.said) > said
+    skips = len(harness.voice.skipped_at)
+    await harness.expire()  # the clock moves the game on: the bot says everything
+    assert len(harness.voice.skipped_at) == skips
+    while harness.phase != "speech":
+        await harness.expire()
+    await harness.ok(1, "pass")  # a player's own move drops nothing either
+    assert len(harness.voice.skipped_at) == skips
+
+
 async def test_end_game_gives_every_microphone_back(harness: Harness) -> None:
     await harness.to_day_one()
     await harness.ok(HOST, "end_game", winner=None)

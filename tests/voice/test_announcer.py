@@ -110,6 +110,24 @@ async def test_queued_phrases_come_out_in_order_whole(
         at += len(want) // 960
 
 
+async def test_skip_queued_finishes_the_current_phrase_and_drops_the_rest(
+    announcer: Announcer, recorder: Recorder, prerendered: Synthesizer
+) -> None:
+    for key, params in [("night", {}), ("vote.call", {"seat": 7}), ("night.sleep", {})]:
+        await announcer.announce(key, params)
+    await until(lambda: bool(announcer.spoken))
+    await announcer.skip_queued()
+    await announcer.announce("morning", {})  # what comes after the skip is said
+    await until(lambda: announcer.idle)
+    assert [key for key, _ in announcer.spoken] == ["night", "morning"]
+    start = dict(announcer.spoken)
+    length = len(expected(prerendered, "ru", "night", {})) // 960
+    assert start["morning"] == start["night"] + length  # "night" was said to its end
+    await until(lambda: max(recorder.frames) >= start["night"] + length)
+    want = expected(prerendered, "ru", "night", {})
+    assert np.array_equal(recorder.span(start["night"], length), want)
+
+
 async def test_phrase_starts_on_the_next_frame(announcer: Announcer, recorder: Recorder) -> None:
     await until(lambda: len(recorder.frames) >= 3)
     before = announcer.frames_out
