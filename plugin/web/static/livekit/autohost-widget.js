@@ -56,9 +56,11 @@ export function attachAutohost(room, livekit, options = {}) {
   // for his whole turn.
   let allowedBefore = micAllowed(local.permissions, Track);
   let grant = allowedBefore ? 1 : 0;  // how many grants this page has seen
-  let publishedFor = -1;  // the grant the page's microphone was published under
-  let opening = null;
   const microphone = () => local.getTrackPublication(Track.Source.Microphone);
+  // the grant the page's microphone was published under (a club's page may have published
+  // it before attaching the widget: that one belongs to the grant it holds now)
+  let publishedFor = allowedBefore && widget.micPublished() ? grant : -1;
+  let opening = null;
   async function ensureMicrophone() {
     if (opening) return opening;
     opening = (async () => {
