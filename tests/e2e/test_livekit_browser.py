@@ -20,7 +20,7 @@ from plugin.rooms.livekit.bot import LiveKitBot
 from plugin.rooms.livekit.static import client_installed, static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, token_route
 from tests.e2e.harness import serve
-from tests.livekit.harness import API_KEY, API_SECRET, livekit_server  # noqa: F401
+from tests.livekit.harness import API_KEY, API_SECRET, livekit_server, mic_publishers  # noqa: F401
 from tests.livekit.tones import tone_frames
 
 pytestmark = [
@@ -103,17 +103,9 @@ async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F8
                     await page.text_content("#status")
                 )
 
-            async def publishers() -> set[str]:
-                listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=ROOM))
-                return {
-                    p.identity
-                    for p in listed.participants
-                    if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
-                }
-
             def only(*identities: str):
                 async def check() -> bool:
-                    return await publishers() == {*identities, "autohost-bot"}
+                    return await mic_publishers(lkapi, ROOM) == {*identities, "autohost-bot"}
 
                 return check
 
@@ -195,13 +187,7 @@ async def test_quick_turn_changes_never_leave_the_speaker_without_a_microphone(
             await room.set_speakers(frozenset({1}))
 
             async def only_seat_1() -> bool:
-                listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=ROOM))
-                published = {
-                    p.identity
-                    for p in listed.participants
-                    if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
-                }
-                return published == {"seat-1"}
+                return await mic_publishers(lkapi, ROOM) == {"seat-1"}
 
             async def pages_agree() -> bool:
                 seen = [await p.evaluate("autohost.widget.micPublished()") for p in pages]

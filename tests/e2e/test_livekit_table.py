@@ -19,7 +19,7 @@ from plugin.rooms.livekit.hosting import livekit_app
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials
 from tests.e2e.harness import serve
-from tests.livekit.harness import API_KEY, API_SECRET, livekit_server  # noqa: F401
+from tests.livekit.harness import API_KEY, API_SECRET, livekit_server, mic_publishers  # noqa: F401
 
 pytestmark = [
     pytest.mark.slow,
@@ -110,12 +110,7 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                 assert await page.get_attribute("#status", "data-error") is None
 
             async def publishers() -> set[str]:
-                listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=ROOM))
-                return {
-                    p.identity
-                    for p in listed.participants
-                    if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
-                } - {"autohost-bot"}
+                return await mic_publishers(lkapi, ROOM) - {"autohost-bot"}
 
             async def present() -> bool:
                 return {*PAGES, 8} <= table.present

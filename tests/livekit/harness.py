@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from livekit import api
 
 from plugin.paths import CACHE_DIR
 
@@ -110,6 +111,16 @@ def running_server(binary: Path, folder: Path) -> Iterator[LiveKitServer]:
                 process.kill()
                 process.wait()
     raise AssertionError("unreachable")
+
+
+async def mic_publishers(lkapi: api.LiveKitAPI, room: str) -> set[str]:
+    """Who publishes a microphone in `room` now, as the server says (ListParticipants)."""
+    listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=room))
+    return {
+        p.identity
+        for p in listed.participants
+        if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
+    }
 
 
 @pytest.fixture(scope="session")

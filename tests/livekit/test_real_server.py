@@ -20,7 +20,7 @@ from plugin.rooms.livekit.bot import LiveKitBot
 from plugin.rooms.livekit.hosting import BotRoom
 from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
 from plugin.rooms.livekit.webhook import webhook_route
-from tests.livekit.harness import API_KEY, API_SECRET
+from tests.livekit.harness import API_KEY, API_SECRET, mic_publishers
 from tests.livekit.tones import tone_frames
 
 pytestmark = [pytest.mark.livekit]
@@ -101,15 +101,6 @@ class Player:
                 await self._feeding
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.room.disconnect()
-
-
-async def mic_publishers(lkapi: api.LiveKitAPI, room: str) -> set[str]:
-    listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room=room))
-    return {
-        p.identity
-        for p in listed.participants
-        if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
-    }
 
 
 async def test_the_bots_voice_is_published_and_heard(creds, room_name):
