@@ -9,6 +9,7 @@ table over the control WebSocket (`start`, `next`), as the console does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
@@ -285,7 +287,12 @@ async def test_quality_sets_the_camera_and_the_senders_limits(
     assert (limits["maxBitrate"], limits["maxFramerate"]) == (bitrate, fps)
     await wait_tiles(pages[2], {1: "live"})
     video = '.video[data-seat="1"] video'
-    await pages[2].wait_for_function(f"document.querySelector('{video}').videoWidth > 0")
+    # WebRTC starts from a low bandwidth estimate and a busy CPU, so the first frames can
+    # be scaled down (320x240 seen in loaded runs): wait for the sender to ramp up.
+    with contextlib.suppress(PlaywrightTimeoutError):
+        await pages[2].wait_for_function(
+            f"document.querySelector('{video}').videoWidth === {width}", timeout=60_000
+        )
     size = await pages[2].evaluate(
         f"(e => [e.videoWidth, e.videoHeight])(document.querySelector('{video}'))"
     )
