@@ -83,12 +83,17 @@ def test_same_events_same_state(nominations, rounds) -> None:
     assert first[1] == second[1] and first[2] == second[2]
 
 
+# Whole games driven by a list of picks among the legal actions (the two game properties).
+PRESETS = st.sampled_from(["classic", "online", "fiim"])
+SEEDS = st.integers(min_value=0, max_value=10_000)
+
+
+def picks(*, max_size: int) -> st.SearchStrategy[list[int]]:
+    return st.lists(st.integers(min_value=0, max_value=10_000), min_size=50, max_size=max_size)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=st.sampled_from(["classic", "online", "fiim"]),
-    seed=st.integers(min_value=0, max_value=10_000),
-    choices=st.lists(st.integers(min_value=0, max_value=10_000), min_size=50, max_size=400),
-)
+@given(rules=PRESETS, seed=SEEDS, choices=picks(max_size=400))
 def test_legal_actions_are_accepted_and_replay_is_deterministic(rules, seed, choices) -> None:
     """Every action legal_actions offers is accepted; replaying the same events gives the
     same state; any other event is refused without a change."""
@@ -113,11 +118,7 @@ def test_legal_actions_are_accepted_and_replay_is_deterministic(rules, seed, cho
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rules=st.sampled_from(["classic", "online", "fiim"]),
-    seed=st.integers(min_value=0, max_value=10_000),
-    choices=st.lists(st.integers(min_value=0, max_value=10_000), min_size=50, max_size=300),
-)
+@given(rules=PRESETS, seed=SEEDS, choices=picks(max_size=300))
 def test_apply_never_changes_the_state_it_was_given(rules, seed, choices) -> None:
     """The state's records (rounds, days, nights) are plain slotted classes built for speed
     and only treated as immutable, so check it: after any accepted or refused event, every
