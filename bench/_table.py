@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import uvicorn
 from starlette.applications import Starlette
 
 from plugin.rooms.embedded import EmbeddedRoom
 from plugin.rooms.embedded.client import tone_frames
 from plugin.rooms.embedded.signalling import rtc_routes
+from plugin.server import listening
 
 PEERS = Path(__file__).resolve().parent / "_peers.py"
 
@@ -36,22 +35,14 @@ async def tables(count: int, *, seats: int = 10) -> AsyncIterator[tuple[str, lis
         return int(seat) if seat.isdigit() else None
 
     app = Starlette(routes=rtc_routes(by_id.get, authorize))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
     for room in rooms:
         await room.start()
     try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}", rooms
+        async with listening(app, lifespan="off") as where:
+            yield where.url, rooms
     finally:
         for room in rooms:
             await room.stop()
-        server.should_exit = True
-        await task
-        sock.close()
 
 
 @contextlib.asynccontextmanager

@@ -16,7 +16,7 @@ import os
 import time
 
 from plugin.rules import Rules, apply, new_game
-from plugin.rules.simulate import GameOutcome, _preset, play
+from plugin.sim.simulate import GameOutcome, _preset, play
 
 
 def time_replay(rules: Rules, outcomes: list[GameOutcome]) -> float:

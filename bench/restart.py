@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 from plugin.host.commands import HOST, Command  # noqa: E402
 from plugin.host.registry import Registry  # noqa: E402
 from plugin.host.settings import TableSettings  # noqa: E402
+from plugin.signing import Signer  # noqa: E402
 from plugin.web.hub import Hub  # noqa: E402
-from plugin.web.tokens import Signer  # noqa: E402
 
 SECRET = "bench-secret-0123456789abcdef0123"
 

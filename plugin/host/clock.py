@@ -1,4 +1,4 @@
-"""The monotonic clock a table's timers run on, behind a Protocol so tests can drive time.
+"""The monotonic clocks a table's timers run on (the port is plugin.host.ports.Clock).
 
 `RealClock` is the event loop's clock; `FakeClock.advance(seconds)` fires every due callback
 in time order (ties in scheduling order), so a test decides exactly when a timer runs out.
@@ -11,21 +11,8 @@ import heapq
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
-
-class Handle(Protocol):
-    """A scheduled callback that can still be cancelled."""
-
-    def cancel(self) -> None: ...
-
-
-class Clock(Protocol):
-    """Seconds on a monotonic scale, and callbacks scheduled on it."""
-
-    def now(self) -> float: ...
-
-    def call_later(self, delay: float, callback: Callable[[], None]) -> Handle: ...
+from .ports import Handle
 
 
 class RealClock:

@@ -7,34 +7,16 @@ command is always the sender's: a player votes only as himself (issue 4).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from plugin.rules import Event, GameState, Phase
 from plugin.rules import events as ev
 
 HOST: Literal["host"] = "host"
 CLOCK: Literal["clock"] = "clock"
 Sender = int | Literal["host", "clock"]
-
-PLAYER_COMMANDS = frozenset(
-    {
-        "vote",
-        "lift",
-        "nominate",
-        "pass",
-        "shoot",
-        "don_check",
-        "sheriff_check",
-        "best_move",
-        "leave",
-    }
-)
-# Handled by the table itself (timers, the log); not engine events.
-TABLE_COMMANDS = frozenset({"pause", "resume", "add_time", "undo"})
-HOST_COMMANDS = TABLE_COMMANDS | {
-    "start", "manual", "choice", "end_speech", "foul", "disqualify", "remove", "end_game", "next",
-}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,86 +54,93 @@ def authorize(sender: Sender, command: Command) -> None:
         raise Refused("unknown_command", f"unknown command {command.kind!r}")
 
 
-def candidate_events(state: Any, sender: Sender, command: Command) -> list[Any]:
+def candidate_events(state: GameState, sender: Sender, command: Command) -> list[Event]:
     """The engine events this command may mean, in order of preference; the table applies
     the first one the engine accepts. Refused when none can apply."""
-    f = command.fields
-    kind = command.kind
-    if isinstance(sender, int):
-        seat = sender
-        if kind == "vote":
-            return [ev.CastVote(voter=seat, candidate=f["candidate"])]
-        if kind == "lift":
-            return [ev.CastLift(voter=seat, leave=f["leave"])]
-        if kind == "nominate":
-            return [ev.Nominate(by=seat, target=f["target"])]
-        if kind == "pass":
-            return [ev.PassSpeech(seat=seat)]
-        if kind == "shoot":
-            return [ev.Shoot(by=seat, target=f["target"])]
-        if kind == "don_check":
-            _require_role(state, seat, "don")
-            return [ev.DonCheck(target=f["target"])]
-        if kind == "sheriff_check":
-            _require_role(state, seat, "sheriff")
-            return [ev.SheriffCheck(target=f["target"])]
-        if kind == "best_move":
-            return [ev.BestMove(by=seat, seats=tuple(f["seats"]))]
-        if kind == "leave":
-            return [ev.PlayerLeft(seat=seat)]
-    if kind == "start":
-        return [ev.StartGame()]
-    if kind == "manual":
-        return [ev.SetManual(on=f["on"])]
-    if kind == "choice":
-        return [ev.HostChoice(choice=f["choice"])]
-    if kind == "foul":
-        return [ev.Foul(seat=f["seat"])]
-    if kind == "disqualify":
-        return [ev.Disqualify(seat=f["seat"])]
-    if kind == "remove":
-        return [ev.PlayerLeft(seat=f["seat"])]
-    if kind == "end_game":
-        return [ev.EndGame(winner=f.get("winner"))]
-    if kind == "end_speech":
-        # End a speech: the speaker passes (the host for him), or the running timer runs out.
-        found: list[Any] = [ev.PassSpeech(seat=s) for s in _current_speakers(state)]
-        found += _expire(state)
-        if not found:
-            raise Refused("no_speech", "nobody is speaking and no timer runs")
-        return found
-    if kind == "next":
-        # The host's one key for "the next expected step": start the revote when the engine
-        # waits for it, close the open dialog with its default, else end the running timer.
-        found = []
-        if getattr(state, "dialog", None) is not None:
-            found.append(ev.HostChoice(choice="close"))
-        found.append(ev.HostChoice(choice="start_revote"))
-        found += _expire(state)
-        if _phase_name(state) == "lobby":
-            found.append(ev.StartGame())
-        return found
-    raise Refused("unknown_command", f"unknown command {kind!r}")
+    if isinstance(sender, int) and command.kind in PLAYER_EVENTS:
+        return PLAYER_EVENTS[command.kind](state, sender, command.fields)
+    if sender == HOST and command.kind in HOST_EVENTS:
+        return HOST_EVENTS[command.kind](state, command.fields)
+    raise Refused("unknown_command", f"unknown command {command.kind!r}")
 
 
-def _require_role(state: Any, seat: int, role: str) -> None:
-    if state.role(seat) != role:
-        raise Refused("not_your_role", f"only the {role} makes this check")
+Fields = Mapping[str, Any]
 
 
-def _current_speakers(state: Any) -> list[int]:
-    speaker = getattr(state, "speaker", None)
-    if speaker is not None:
-        return [speaker]
-    speakers = sorted(getattr(state, "speakers", ()))
+def _check(
+    role: str, event: Callable[[int], Event]
+) -> Callable[[GameState, int, Fields], list[Event]]:
+    """A check made by the seat holding `role` (the engine's events do not name the checker)."""
+
+    def translate(state: GameState, seat: int, fields: Fields) -> list[Event]:
+        if state.role(seat) != role:
+            raise Refused("not_your_role", f"only the {role} makes this check")
+        return [event(fields["target"])]
+
+    return translate
+
+
+# A player's message -> the engine events it means; the seat is always the sender's own.
+PLAYER_EVENTS: dict[str, Callable[[GameState, int, Fields], list[Event]]] = {
+    "vote": lambda state, seat, f: [ev.CastVote(voter=seat, candidate=f["candidate"])],
+    "lift": lambda state, seat, f: [ev.CastLift(voter=seat, leave=f["leave"])],
+    "nominate": lambda state, seat, f: [ev.Nominate(by=seat, target=f["target"])],
+    "pass": lambda state, seat, f: [ev.PassSpeech(seat=seat)],
+    "shoot": lambda state, seat, f: [ev.Shoot(by=seat, target=f["target"])],
+    "don_check": _check("don", lambda target: ev.DonCheck(target=target)),
+    "sheriff_check": _check("sheriff", lambda target: ev.SheriffCheck(target=target)),
+    "best_move": lambda state, seat, f: [ev.BestMove(by=seat, seats=tuple(f["seats"]))],
+    "leave": lambda state, seat, f: [ev.PlayerLeft(seat=seat)],
+}
+
+
+def _end_speech(state: GameState, fields: Fields) -> list[Event]:
+    """End a speech: the speaker passes (the host for him), or the running timer runs out."""
+    found: list[Event] = [ev.PassSpeech(seat=s) for s in _current_speakers(state)]
+    found += _expire(state)
+    if not found:
+        raise Refused("no_speech", "nobody is speaking and no timer runs")
+    return found
+
+
+def _next(state: GameState, fields: Fields) -> list[Event]:
+    """The host's one key for "the next expected step": start the revote when the engine
+    waits for it, close the open dialog with its default, else end the running timer."""
+    found: list[Event] = []
+    if state.dialog is not None:
+        found.append(ev.HostChoice(choice="close"))
+    found.append(ev.HostChoice(choice="start_revote"))
+    found += _expire(state)
+    if state.phase is Phase.LOBBY:
+        found.append(ev.StartGame())
+    return found
+
+
+# A host console message -> the engine events it may mean, in order of preference.
+HOST_EVENTS: dict[str, Callable[[GameState, Fields], list[Event]]] = {
+    "start": lambda state, f: [ev.StartGame()],
+    "manual": lambda state, f: [ev.SetManual(on=f["on"])],
+    "choice": lambda state, f: [ev.HostChoice(choice=f["choice"])],
+    "foul": lambda state, f: [ev.Foul(seat=f["seat"])],
+    "disqualify": lambda state, f: [ev.Disqualify(seat=f["seat"])],
+    "remove": lambda state, f: [ev.PlayerLeft(seat=f["seat"])],
+    "end_game": lambda state, f: [ev.EndGame(winner=f.get("winner"))],
+    "end_speech": _end_speech,
+    "next": _next,
+}
+
+PLAYER_COMMANDS = frozenset(PLAYER_EVENTS)
+# Handled by the table itself (timers, the log); not engine events.
+TABLE_COMMANDS = frozenset({"pause", "resume", "add_time", "undo"})
+HOST_COMMANDS = TABLE_COMMANDS | frozenset(HOST_EVENTS)
+
+
+def _current_speakers(state: GameState) -> list[int]:
+    if state.speaker is not None:
+        return [state.speaker]
+    speakers = sorted(state.speakers)
     return speakers if len(speakers) == 1 else []
 
 
-def _expire(state: Any) -> list[Any]:
-    timer = getattr(state, "timer", None)
-    return [] if timer is None else [ev.TimerExpired(timer=timer.id)]
-
-
-def _phase_name(state: Any) -> str:
-    phase = getattr(state, "phase", None)
-    return str(getattr(phase, "value", phase))
+def _expire(state: GameState) -> list[Event]:
+    return [] if state.timer is None else [ev.TimerExpired(timer=state.timer.id)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .clock import Clock, Handle
+from .ports import Clock, Handle
 
 
 class Countdown:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from plugin.rooms.base import PresenceCallback
+from plugin.host.ports import PresenceCallback
 
-from .table import Snapshot
+from .ports import Snapshot
 
 
 class FakeRoom:

@@ -15,14 +15,13 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from plugin.rooms.base import RoomBackend, Voice
-
-from . import engine
-from .clock import Clock, RealClock
+from .clock import RealClock
+from .game import check_settings
 from .log import EventLog
-from .settings import SettingsError, TableSettings
+from .ports import Clock, Hub, RoomBackend, Voice
+from .settings import TableSettings
 from .silent import SilentRoom, SilentVoice
-from .table import Hub, Table
+from .table import Table
 
 logger = logging.getLogger(__name__)
 
@@ -33,14 +32,6 @@ CLOCK_SAVE_SECONDS = 1.0
 
 def new_table_id() -> str:
     return secrets.token_hex(5)
-
-
-def check_settings(settings: TableSettings) -> None:
-    """Refuse settings the engine would refuse (unknown preset, bad rule override, roles)."""
-    try:
-        engine.new_game(settings)
-    except engine.RuleError as error:
-        raise SettingsError(error.reason, error.message) from None
 
 
 class Registry:

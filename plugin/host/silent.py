@@ -4,10 +4,10 @@ through the registry's factories (embedded room, LiveKit, espeak-ng voice)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-from plugin.rooms.base import PresenceCallback
+from .ports import PcmFrame, PresenceCallback
 
 
 class SilentRoom:
@@ -32,6 +32,14 @@ class SilentVoice:
         pass
 
     async def skip_queued(self) -> None:
+        pass
+
+    async def pcm_frames(self) -> AsyncIterator[PcmFrame]:
+        """No frames: a room playing a silent voice has nothing to send."""
+        return
+        yield  # pragma: no cover  (makes this an async generator)
+
+    def on_cut(self, callback: Callable[[], None]) -> None:
         pass
 
     async def stop(self) -> None:

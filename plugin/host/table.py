@@ -21,13 +21,12 @@ import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from plugin.rooms.base import RoomBackend, Voice
+from plugin.rules import Effect, Event, GameState, RuleError, apply
 from plugin.rules import effects as fx
+from plugin.rules.events import TimerExpired, to_record
 
-from . import engine
-from .clock import Clock
 from .commands import (
     CLOCK,
     HOST,
@@ -40,7 +39,9 @@ from .commands import (
     source_of,
 )
 from .countdown import Countdown
+from .game import is_event_record, new_game, replay
 from .log import ClockRow, EventLog
+from .ports import Clock, Hub, RoomBackend, Snapshot, Voice
 from .settings import TableSettings
 
 logger = logging.getLogger(__name__)
@@ -58,26 +59,6 @@ class Outcome:
     code: str | None = None
     message: str | None = None
     seq: int | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Snapshot:
-    """Everything a view is built from, at one moment of one table."""
-
-    table_id: str
-    version: int
-    state: Any
-    settings: TableSettings
-    timer_id: int | None
-    timer_remaining: float | None
-    paused: bool
-    present: frozenset[int]
-
-
-class Hub(Protocol):
-    """Sends every connected client of a table its own view of a snapshot."""
-
-    async def publish(self, snapshot: Snapshot) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +86,7 @@ class Table:
         self.room = room
         self.voice = voice
         self.hub = hub
-        self.state: Any = engine.new_game(settings)
+        self.state: GameState = new_game(settings)
         self.version = 0
         self.paused = False
         self.present: set[int] = set()
@@ -121,8 +102,8 @@ class Table:
     async def start(self) -> None:
         """Replay the log, resume the timer with the time it had left, tell the room who
         may speak, and start handling inputs."""
-        entries = [e for e in self.log.entries(self.id) if engine.is_event_record(e.record)]
-        self.state, last_timer = _replay(self.settings, [e.record for e in entries])
+        entries = [e for e in self.log.entries(self.id) if is_event_record(e.record)]
+        self.state, last_timer = replay(self.settings, [e.record for e in entries])
         row = self.log.load_clock(self.id)
         self.paused = bool(row and row.paused)
         self._resume_timer(last_timer, row)
@@ -246,7 +227,7 @@ class Table:
             return await self._handle_table_command(command)
         event, new_state, effects = self._first_accepted(sender, command)
         seq = await self.log.commit(
-            self.id, engine.to_record(event), source=source_of(sender), client_id=command.client_id
+            self.id, to_record(event), source=source_of(sender), client_id=command.client_id
         )
         self.state = new_state
         if command.kind == "next":
@@ -257,13 +238,15 @@ class Table:
         await self._changed()
         return Outcome(ok=True, seq=seq)
 
-    def _first_accepted(self, sender: Sender, command: Command) -> tuple[Any, Any, list[Any]]:
+    def _first_accepted(
+        self, sender: Sender, command: Command
+    ) -> tuple[Event, GameState, list[Effect]]:
         """Apply the command's candidate events until the engine accepts one."""
-        refusals: list[engine.RuleError] = []
+        refusals: list[RuleError] = []
         for event in candidate_events(self.state, sender, command):
             try:
-                new_state, effects = engine.apply(self.state, event)
-            except engine.RuleError as refusal:
+                new_state, effects = apply(self.state, event)
+            except RuleError as refusal:
                 refusals.append(refusal)
                 continue
             return event, new_state, effects
@@ -279,12 +262,12 @@ class Table:
         if command.kind == "warn":
             await self._say(WARNING_KEY, {}, urgent=True)
             return Outcome(ok=True)
-        event = engine.from_record({"type": "timer_expired", "timer": timer_id})
+        event = TimerExpired(timer=timer_id)
         try:
-            new_state, effects = engine.apply(self.state, event)
-        except engine.RuleError as refusal:  # stale: the engine moved on meanwhile
+            new_state, effects = apply(self.state, event)
+        except RuleError as refusal:  # stale: the engine moved on meanwhile
             return Outcome(ok=False, code=refusal.reason, message=refusal.message)
-        seq = await self.log.commit(self.id, engine.to_record(event), source=CLOCK)
+        seq = await self.log.commit(self.id, to_record(event), source=CLOCK)
         self.state = new_state
         await self._carry_out(effects)
         await self._changed()
@@ -325,11 +308,11 @@ class Table:
 
     def _undo(self, client_id: str | None) -> int:
         """Undo the last engine event: replay the log without it, then mark it undone."""
-        entries = [e for e in self.log.entries(self.id) if engine.is_event_record(e.record)]
+        entries = [e for e in self.log.entries(self.id) if is_event_record(e.record)]
         if not entries:
             raise Refused("nothing_to_undo", "no event to undo")
         target = entries[-1]
-        state, last_timer = _replay(self.settings, [e.record for e in entries[:-1]])
+        state, last_timer = replay(self.settings, [e.record for e in entries[:-1]])
         seq = self.log.mark_undone(
             self.id,
             target.seq,
@@ -343,7 +326,7 @@ class Table:
 
     # --- effects -----------------------------------------------------------------------
 
-    async def _carry_out(self, effects: list[Any]) -> None:
+    async def _carry_out(self, effects: list[Effect]) -> None:
         for effect in effects:
             if isinstance(effect, fx.Announce):
                 await self._say(effect.key, effect.params)
@@ -415,15 +398,3 @@ class Table:
     async def _on_presence(self, seat: int, joined: bool) -> None:
         command = Command(kind="presence", fields={"seat": seat, "joined": joined})
         self._queue.put_nowait(_Job("room", command, None))
-
-
-def _replay(settings: TableSettings, records: list[dict[str, Any]]) -> tuple[Any, Any]:
-    """The state after these event records, and the last StartTimer among their effects."""
-    state = engine.new_game(settings)
-    last_timer: fx.StartTimer | None = None
-    for record in records:
-        state, effects = engine.apply(state, engine.from_record(record))
-        for effect in effects:
-            if isinstance(effect, fx.StartTimer):
-                last_timer = effect
-    return state, last_timer

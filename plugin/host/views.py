@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from plugin.rules import views
 
-from .table import Snapshot
+from .ports import Snapshot
 
 Viewer = int | Literal["host"] | None  # a seat, the host, or a spectator (public view)
 

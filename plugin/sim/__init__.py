@@ -1,4 +1,4 @@
-"""Simulated players: bots that join a table the way a browser page does.
+"""Simulated players and games.
 
 Public API:
 - `Strategy`: what a simulated player does given the view it sees (pure, seeded).
@@ -6,19 +6,31 @@ Public API:
   audio to the embedded room, a synthesised line said during its own speech.
 - `SpeechTrack`, `speech_line`, `render_line`: the bot's microphone and what it says.
 - `run_terminal_vote`: issue 2's terminal demo (a whole day vote with a tie and a revote).
+- `plugin.sim.simulate`: whole games by random legal actions (`autohost simulate`).
+
+The names load their modules on first use, so `autohost simulate` (the engine only) never
+imports aiortc or the voice.
 """
 
-from .player import SimPlayer
-from .speech import SpeechTrack, render_line, speech_line
-from .strategy import Move, Strategy
-from .terminal import run_terminal_vote
+from __future__ import annotations
 
-__all__ = [
-    "Move",
-    "SimPlayer",
-    "SpeechTrack",
-    "Strategy",
-    "render_line",
-    "run_terminal_vote",
-    "speech_line",
-]
+import importlib
+from typing import Any
+
+_HOMES = {
+    "Move": "strategy",
+    "SimPlayer": "player",
+    "SpeechTrack": "speech",
+    "Strategy": "strategy",
+    "render_line": "speech",
+    "run_terminal_vote": "terminal",
+    "speech_line": "speech",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)

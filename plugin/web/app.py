@@ -27,16 +27,16 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from plugin.host.clock import Clock
 from plugin.host.commands import HOST, Command
+from plugin.host.ports import Clock
 from plugin.host.registry import Registry, RoomFactory, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
 from plugin.host.views import build_view
+from plugin.signing import Grant, Signer, TokenError, load_secret, secret_path_for, table_links
 
 from . import protocol, wire
 from .hub import Connection, Hub
-from .tokens import Grant, Signer, TokenError, load_secret, secret_path_for, table_links
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from plugin.host.table import Snapshot
+from plugin.host.ports import Snapshot
 from plugin.host.views import Viewer, build_view
 
 from . import protocol

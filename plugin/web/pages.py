@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+
+if TYPE_CHECKING:
+    from .app import Server
 
 STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PAGE = STATIC_DIR / "widget" / "index.html"
@@ -46,7 +49,7 @@ the console, and fills the empty seats with simulated players.</p>
 """
 
 
-def page_routes(server: Any) -> list[BaseRoute]:
+def page_routes(server: Server) -> list[BaseRoute]:
     """`/`, `/t/{table_id}/play`, `/t/{table_id}/host` and `/static/...` for `server`
     (plugin.web.app.Server; only its registry is read, for the landing page's count)."""
     return [
@@ -64,9 +67,9 @@ def _page(path: Path) -> Callable[[Request], Any]:
     return page
 
 
-def _landing(server: Any) -> Callable[[Request], Any]:
+def _landing(server: Server) -> Callable[[Request], Any]:
     async def landing(request: Request) -> Response:
-        registry = getattr(server, "registry", None)
+        registry = server.registry
         count = 0 if registry is None else len(registry.tables)
         return HTMLResponse(LANDING.replace("{tables}", str(count)), headers=PAGE_HEADERS)
 

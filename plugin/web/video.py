@@ -33,9 +33,10 @@ import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..rules import state as rules_state
+from plugin.rules import state as rules_state
+from plugin.signing import HOST, TokenError
+
 from . import wire
-from .tokens import HOST, TokenError
 
 if TYPE_CHECKING:
     from .app import Server

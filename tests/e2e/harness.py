@@ -13,8 +13,9 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import uvicorn
 from playwright.async_api import Browser, Page, Playwright
+
+from plugin.server import listening
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install` (no download here)
 
@@ -54,27 +55,10 @@ def free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def serve(app: Any) -> AsyncIterator[str]:
-    """Run an ASGI app with uvicorn on 127.0.0.1 (a free port) in this event loop.
-
-    Yields the base URL ("http://127.0.0.1:PORT"); stops the server on exit. The socket is
-    bound before uvicorn starts, so there is no race for the port.
-    """
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="auto", ws="websockets-sansio")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(sockets=[sock]), name="e2e-uvicorn")
-    try:
-        while not server.started:
-            if task.done():
-                task.result()  # raises the startup error
-            await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
+    """Run an ASGI app on 127.0.0.1 (a free port) in this event loop, the way the server
+    runs it (plugin.server.listening); yields the base URL, stops the server on exit."""
+    async with listening(app, lifespan="auto") as where:
+        yield where.url
 
 
 # A level meter on a MediaStream, in the page. Headless Chromium reports audioLevel 0 in

@@ -15,9 +15,9 @@ from livekit.api import AccessToken, VideoGrants
 
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
-from plugin.rooms.livekit.hosting import livekit_app
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials
+from plugin.server import LiveKitOptions, ServerOptions, build
 from tests.e2e.harness import serve
 from tests.livekit.harness import API_KEY, API_SECRET, livekit_server, mic_publishers  # noqa: F401
 
@@ -52,10 +52,15 @@ async def eventually(check, what: str, seconds: float = 90.0, explain=None) -> N
 
 async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, tmp_path):  # noqa: F811
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
-    app, _ = livekit_app(
-        creds, ROOM, TABLE, db_path=tmp_path / "autohost.db", admin_key="admin-test",
-        base_url="http://127.0.0.1", voice=False, reconcile_every=1.0, grace=2.0,
-    )  # fmt: skip
+    app = build(
+        ServerOptions(
+            db=tmp_path / "autohost.db", admin_key="admin-test", base_url="http://127.0.0.1",
+            media="livekit", voice=False,
+            livekit=LiveKitOptions(
+                credentials=creds, room=ROOM, table=TABLE, reconcile=1.0, grace=2.0
+            ),
+        )
+    ).app  # fmt: skip
     contexts = []
     async with (
         serve(app) as base,

@@ -28,10 +28,10 @@ from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.host.table import Table
 from plugin.paths import ROOT
-from plugin.rooms.embedded.hosting import EmbeddedTables
+from plugin.server.embedded import EmbeddedTables
+from plugin.signing import table_links
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
-from plugin.web.tokens import table_links
 
 from .harness import serve, wait_for_audio, wait_for_quiet
 

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from plugin.host.clock import FakeClock
+from plugin.signing import Signer
 from plugin.web.app import CLOSE_NO_TABLE, CLOSE_UNAUTHORIZED, ServerConfig, create_app
-from plugin.web.tokens import Signer
 
 from .messages import CANDIDATES, SENDER
 from .wire import Channel, TestClient, catch_up, in_process, log_size, play_to_vote

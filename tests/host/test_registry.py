@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from plugin.host import table_cli
+from plugin.cli import table as table_cli
 from plugin.host.clock import FakeClock
 from plugin.host.commands import HOST, Command
 from plugin.host.fakes import FakeHub, FakeRoom
 from plugin.host.registry import Registry
 from plugin.host.settings import SettingsError, TableSettings
-from plugin.web.tokens import Signer, load_secret, secret_path_for
+from plugin.signing import Signer, load_secret, secret_path_for
 
 from .conftest import ROLES
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from livekit import api
 
+from plugin.cli.livekit import main
 from plugin.paths import ROOT
-from plugin.rooms.livekit.cli import main
 from plugin.rooms.livekit.tokens import verify_seat
 from tests.livekit.harness import API_KEY, API_SECRET
 

@@ -10,16 +10,16 @@ import itertools
 
 import numpy as np
 import pytest
-import uvicorn
 from livekit import api, rtc
 from livekit.rtc.participant import PublishTrackError
 from starlette.applications import Starlette
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry
 from plugin.rooms.livekit.bot import LiveKitBot
-from plugin.rooms.livekit.hosting import BotRoom
+from plugin.rooms.livekit.botroom import BotRoom
 from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
 from plugin.rooms.livekit.webhook import webhook_route
+from plugin.server import listening
 from tests.livekit.harness import API_KEY, API_SECRET, mic_publishers
 from tests.livekit.tones import tone_frames
 
@@ -232,25 +232,15 @@ async def test_the_servers_webhooks_arrive_and_verify(livekit_server, creds, roo
 
     room.on_presence(record)
     route = webhook_route(API_KEY, API_SECRET, lambda name: room if name == room_name else None)
-    config = uvicorn.Config(
-        Starlette(routes=[route]),
-        host="127.0.0.1",
-        port=livekit_server.webhook_port,
-        log_level="warning",
-        lifespan="off",
-    )
-    server = uvicorn.Server(config)
-    serving = asyncio.create_task(server.serve())
     player = Player(creds, room_name, 4)
+    app = Starlette(routes=[route])
     try:
-        await eventually(_async(lambda: server.started), "the webhook server listens")
-        await player.join()
-        await eventually(_async(lambda: (4, True) in presence), "participant_joined webhook", 500)
-        await player.leave()
-        await eventually(_async(lambda: (4, False) in presence), "participant_left webhook", 500)
+        async with listening(app, port=livekit_server.webhook_port, lifespan="off"):
+            await player.join()
+            await eventually(_async(lambda: (4, True) in presence), "participant_joined", 500)
+            await player.leave()
+            await eventually(_async(lambda: (4, False) in presence), "participant_left", 500)
     finally:
-        server.should_exit = True
-        await serving
         await room.stop()
 
 

@@ -13,10 +13,10 @@ from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import loopback_ice
 from plugin.rooms.embedded.client import RoomClient, http_answerer
-from plugin.rooms.embedded.hosting import EmbeddedTables
+from plugin.server.embedded import EmbeddedTables
+from plugin.signing import table_links
 from plugin.sim import SimPlayer
 from plugin.web.app import ServerConfig, create_app
-from plugin.web.tokens import table_links
 from tests.e2e.harness import serve
 
 pytestmark = [pytest.mark.slow]

@@ -12,10 +12,10 @@ from typing import Any
 
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
+from plugin.signing import table_links
 from plugin.sim import SimPlayer
 from plugin.sim.speed import scaled_timers
 from plugin.web.app import ServerConfig, create_app
-from plugin.web.tokens import table_links
 from tests.e2e.harness import serve
 
 

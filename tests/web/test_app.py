@@ -9,7 +9,7 @@ from contextlib import ExitStack
 
 from starlette.testclient import TestClient
 
-from plugin.web.tokens import Signer
+from plugin.signing import Signer
 
 from .conftest import ADMIN, SECRET, Client, create_table, next_id, token_of
 
@@ -226,7 +226,7 @@ def test_connected_seats_are_shown(app_client: TestClient) -> None:
 def test_a_table_made_by_the_cli_opens_on_first_use(
     app_client: TestClient, tmp_path, monkeypatch, capsys
 ) -> None:
-    from plugin.host import table_cli
+    from plugin.cli import table as table_cli
 
     monkeypatch.setenv("AUTOHOST_SECRET", SECRET.decode())
     db = app_client.app.state.server.config.db_path

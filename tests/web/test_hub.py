@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+from plugin.host.ports import Snapshot
 from plugin.host.settings import TableSettings
-from plugin.host.table import Snapshot
 from plugin.rules import load_preset, new_game
 from plugin.web.hub import Connection, Hub
 

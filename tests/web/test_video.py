@@ -13,8 +13,8 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from plugin.signing import Signer
 from plugin.web.app import ServerConfig, create_app
-from plugin.web.tokens import Signer
 from plugin.web.video import MAX_MESSAGE_BYTES, may_link, video_routes
 
 from .conftest import ADMIN, SECRET, Client, create_table, token_of

@@ -48,3 +48,15 @@ def loopback_ice() -> Iterator[None]:
     finally:
         if not was_active:
             restore_host_ice()
+
+
+def _host_and_loopback_addresses(use_ipv4: bool, use_ipv6: bool) -> list[str]:
+    found = list(_ORIGINAL(use_ipv4=use_ipv4, use_ipv6=use_ipv6))
+    return found + (["127.0.0.1"] if use_ipv4 and "127.0.0.1" not in found else [])
+
+
+def use_host_and_loopback_ice() -> None:
+    """Gather the machine's addresses AND 127.0.0.1: a browser on another machine reaches
+    the LAN address, simulated players in this process reach loopback (a server's default).
+    """
+    aioice.ice.get_host_addresses = _host_and_loopback_addresses

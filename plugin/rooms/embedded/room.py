@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 
-from ..base import PresenceCallback
+from plugin.host.ports import PresenceCallback
+
 from .bot import BotAudio, BotVoice
 from .frames import FRAME_SAMPLES, FRAME_SECONDS
 from .ice import use_loopback_ice

@@ -28,7 +28,7 @@ from livekit.protocol.room import (
     UpdateParticipantRequest,
 )
 
-from plugin.rooms.base import PresenceCallback
+from plugin.host.ports import PresenceCallback
 from plugin.rooms.livekit.permissions import Grant, Policy
 from plugin.rooms.livekit.presence import Presence
 from plugin.rooms.livekit.seats import BOT_IDENTITY, HOST_IDENTITY, check_seat, seat_of

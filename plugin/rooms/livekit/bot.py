@@ -20,6 +20,7 @@ from typing import Any, cast
 from livekit import rtc
 from livekit.protocol.models import ParticipantInfo, ParticipantPermission
 
+from plugin.host.ports import PcmFrame
 from plugin.rooms.livekit.webhook import RoomEvents
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,7 @@ class LiveKitBot:
                 self.rejoins += 1
                 return
 
-    async def play(self, frames: AsyncIterable[bytes]) -> None:
+    async def play(self, frames: AsyncIterable[PcmFrame | bytes]) -> None:
         """Send every frame of `frames` (20 ms, 960 int16 samples each) into the track."""
         if self._source is None:
             raise RuntimeError("LiveKitBot.play before start")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from plugin.rooms.base import PresenceCallback
+from plugin.host.ports import PresenceCallback
 
 log = logging.getLogger(__name__)
 

@@ -8,15 +8,15 @@ import sys
 
 # name -> (module, function, one-line help). The function takes argv (list[str]) -> int.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "scenario": ("plugin.rules.scenario_cli", "main", "run one conformance scenario file"),
-    "simulate": ("plugin.rules.simulate", "main", "play many games with random legal actions"),
-    "protocol": ("plugin.protocol.cli", "main", "export a game's protocol (JSON or HTML)"),
-    "serve": ("plugin.web.serve", "main", "run the server with its tables"),
-    "table": ("plugin.host.table_cli", "main", "create tables (autohost table new ...)"),
-    "demo": ("plugin.demo", "main", "one table with simulated players, in the browser"),
+    "scenario": ("plugin.cli.scenario", "main", "run one conformance scenario file"),
+    "simulate": ("plugin.sim.simulate", "main", "play many games with random legal actions"),
+    "protocol": ("plugin.cli.protocol", "main", "export a game's protocol (JSON or HTML)"),
+    "serve": ("plugin.cli.serve", "main", "run the server with its tables"),
+    "table": ("plugin.cli.table", "main", "create tables (autohost table new ...)"),
+    "demo": ("plugin.cli.demo", "main", "one table with simulated players, in the browser"),
     "say": ("voice.cli", "say_main", "render one announcement to a WAV file"),
     "phrases": ("voice.cli", "phrases_main", "check the phrase catalogues"),
-    "livekit": ("plugin.rooms.livekit.cli", "main", "host a table in a LiveKit room"),
+    "livekit": ("plugin.cli.livekit", "main", "host a table in a LiveKit room"),
 }
 
 

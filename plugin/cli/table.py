@@ -71,7 +71,7 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
 def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, Any]:
     import httpx
 
-    from plugin.web.tokens import load_admin_key
+    from plugin.signing import load_admin_key
 
     key = load_admin_key(args.db, args.admin_key)
     try:
@@ -90,11 +90,11 @@ def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str,
 
 
 def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, Any]:
-    from plugin.web.tokens import Signer, load_secret, secret_path_for, table_links
-
-    from .log import EventLog
-    from .registry import check_settings, new_table_id
-    from .settings import TableSettings
+    from plugin.host.game import check_settings
+    from plugin.host.log import EventLog
+    from plugin.host.registry import new_table_id
+    from plugin.host.settings import TableSettings
+    from plugin.signing import Signer, load_secret, secret_path_for, table_links
 
     settings = TableSettings.from_record(record)
     check_settings(settings)

@@ -14,14 +14,24 @@ table's links. SIGINT/SIGTERM stop it; every microphone is given back.
 from __future__ import annotations
 
 import argparse
-import asyncio
+import contextlib
 import json
 import os
 import sys
-from dataclasses import replace
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
+from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.tokens import Credentials
+from plugin.server import (
+    Hosting,
+    Listening,
+    LiveKitOptions,
+    PortInUse,
+    ServerOptions,
+    run,
+    run_until_signalled,
+)
 
 ENV = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
 
@@ -44,7 +54,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def credentials(environ: dict[str, str] | os._Environ[str]) -> Credentials:
+def credentials(environ: Mapping[str, str]) -> Credentials:
     missing = [name for name in ENV if not environ.get(name)]
     if missing:
         raise ValueError(f"set {', '.join(missing)} (the club's LiveKit server and API key)")
@@ -55,46 +65,21 @@ def credentials(environ: dict[str, str] | os._Environ[str]) -> Credentials:
     )
 
 
-async def run(args: argparse.Namespace, creds: Credentials) -> int:
-    import uvicorn
-
-    from plugin.host.registry import new_table_id
-    from plugin.host.settings import TableSettings
-    from plugin.rooms.livekit.hosting import livekit_app
-    from plugin.web.app import Server
-    from plugin.web.tokens import load_admin_key
-
-    table_id = args.table or new_table_id()
-    app, _ = livekit_app(
-        creds, args.room, table_id,
-        db_path=args.db, admin_key=load_admin_key(args.db, args.admin_key),
-        base_url=args.base_url or f"http://{args.host}:{args.port}",
-        voice=not args.no_voice, reconcile_every=args.reconcile, grace=args.grace,
-    )  # fmt: skip
-    server = uvicorn.Server(
-        uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", lifespan="on")
-    )
-    serving = asyncio.create_task(server.serve())
-    while not server.started and not serving.done():
-        await asyncio.sleep(0.02)
-    if not server.started:
-        await serving
-        return 1
-    port = server.servers[0].sockets[0].getsockname()[1]
-    print(f"autohost: listening on http://{args.host}:{port} (room {args.room})", flush=True)
-    state: Server = app.state.server
-    assert state.registry is not None
-    if args.base_url is None and args.port == 0:  # links must carry the port picked
-        state.config = replace(state.config, base_url=f"http://{args.host}:{port}")
-    table = await state.registry.get(table_id)
+@contextlib.asynccontextmanager
+async def print_links(hosting: Hosting, where: Listening) -> AsyncIterator[None]:
+    """Open the LiveKit table (create it the first time) and print its links as JSON."""
+    lk = hosting.options.livekit
+    server = hosting.server
+    assert lk is not None and server.registry is not None
+    table_id = hosting.tables.table_id
+    table = await server.registry.get(table_id)
     if table is None:
         settings = TableSettings.from_record(
-            {"seats": args.seats, "preset": args.preset, "language": args.language}
+            {"seats": lk.seats, "preset": lk.preset, "language": lk.language}
         )
-        table = await state.registry.create(settings, table_id)
-    print(json.dumps(state.links(table)), flush=True)
-    await serving
-    return 0
+        table = await server.registry.create(settings, table_id)
+    print(json.dumps(server.links(table)), flush=True)
+    yield
 
 
 def main(argv: list[str]) -> int:
@@ -104,7 +89,23 @@ def main(argv: list[str]) -> int:
     except ValueError as error:
         print(f"autohost livekit: {error}", file=sys.stderr)
         return 2
+    options = ServerOptions(
+        host=args.host, port=args.port, db=args.db, admin_key=args.admin_key,
+        base_url=args.base_url, media="livekit", voice=not args.no_voice,
+        livekit=LiveKitOptions(
+            credentials=creds, room=args.room, table=args.table, seats=args.seats,
+            preset=args.preset, language=args.language, grace=args.grace,
+            reconcile=args.reconcile,
+        ),
+    )  # fmt: skip
     try:
-        return asyncio.run(run(args, creds))
-    except KeyboardInterrupt:
-        return 0
+        return run_until_signalled(
+            lambda: run(options, session=print_links), name="autohost livekit"
+        )
+    except PortInUse as error:
+        print(f"autohost livekit: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from .export import game_protocol
-from .sheet import render_sheet
+from plugin.protocol.export import game_protocol
+from plugin.protocol.sheet import render_sheet
 
 
 def main(argv: list[str]) -> int:
@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
             print(f"autohost protocol: no table {args.table!r} in {args.db}", file=sys.stderr)
             return 2
         settings = TableSettings.from_record(record)
-        from plugin.host.engine import is_event_record
+        from plugin.host.game import is_event_record
 
         records = [e.record for e in log.entries(args.table) if is_event_record(e.record)]
     finally:

@@ -1,4 +1,6 @@
-"""Signed tokens: every connection carries one, bound to one table and one seat (or the host).
+"""Signing and links: every connection carries a signed token bound to one table and one seat
+(or the host); the server secret and the admin key live here too, so the web and the command
+line share one implementation.
 
 A token is `base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`, where the
 payload is compact JSON {"t": table id, "s": seat number or "host", "e": expiry (unix

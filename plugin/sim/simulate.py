@@ -16,12 +16,18 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from . import events as ev
-from .errors import RuleError
-from .legal import legal_actions
-from .machine import apply, new_game
-from .settings import Rules, load_preset, preset_names
-from .state import GameState, Phase
+from plugin.rules import (
+    GameState,
+    Phase,
+    RuleError,
+    Rules,
+    apply,
+    legal_actions,
+    load_preset,
+    new_game,
+    preset_names,
+)
+from plugin.rules import events as ev
 
 MAX_EVENTS = 20_000
 

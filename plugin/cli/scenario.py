@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from .scenario import ScenarioError, parse, run
+from plugin.rules.scenario import ScenarioError, parse, run
 
 
 def main(argv: list[str]) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from plugin.web.tokens import Signer, TokenError, load_secret, table_links
+from plugin.signing import Signer, TokenError, load_secret, table_links
 
 SECRET = b"0123456789abcdef0123456789abcdef"
 

@@ -1,0 +1,7 @@
+"""`python -m plugin.cli ...` is `autohost ...`."""
+
+import sys
+
+from plugin.cli import main
+
+sys.exit(main())

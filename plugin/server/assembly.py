@@ -1,0 +1,103 @@
+"""The one place that wires a server: the web app, the host registry, the room backend and
+the voice, from one ServerOptions; and the one way it runs (plugin.server.http).
+
+    hosting = build(options)               # an ASGI app and what it is made of
+    await run(options, session=...)        # listen, print the URL, run a session, stop
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute
+
+from plugin.host.registry import RoomFactory, VoiceFactory
+from plugin.host.silent import SilentVoice
+from plugin.signing import load_admin_key
+from plugin.web.app import Server, ServerConfig, create_app
+
+from .embedded import EmbeddedTables, embedded_routes
+from .http import Listening, listening, wait_stopped
+from .options import ServerOptions
+
+
+@dataclass(slots=True, kw_only=True)
+class Hosting:
+    """A built server: the app, its shared state, and the media side's table factories."""
+
+    options: ServerOptions
+    app: Starlette
+    tables: Any  # EmbeddedTables, LiveKitTables, or None (media="none")
+
+    @property
+    def server(self) -> Server:
+        server: Server = self.app.state.server
+        return server
+
+
+def build(options: ServerOptions) -> Hosting:
+    """The server `options` describe, ready to be served (its lifespan opens the tables)."""
+    room_factory: RoomFactory | None = None
+    voice_factory: VoiceFactory | None = None
+    routes: Sequence[BaseRoute | Callable[[Server], Sequence[BaseRoute]]] = ()
+    tables: Any = None
+    if options.media == "embedded":
+        from plugin.rooms.embedded.ice import use_host_and_loopback_ice
+
+        use_host_and_loopback_ice()
+        tables = EmbeddedTables(table_id=options.voiced_table, voice=options.voice)
+        room_factory, voice_factory = tables.room, tables.voice
+        routes = embedded_routes(tables)
+    elif options.media == "livekit":
+        from .livekit import LiveKitTables
+
+        lk = options.livekit
+        assert lk is not None  # ServerOptions checks it
+        from plugin.host.registry import new_table_id
+
+        tables = LiveKitTables(
+            lk.credentials, lk.table or new_table_id(), lk.room,
+            voice_factory=None if options.voice else (lambda language: SilentVoice()),
+            reconcile_every=lk.reconcile, grace=lk.grace,
+        )  # fmt: skip
+        room_factory, voice_factory = tables.room, tables.voice
+        routes = (tables.routes,)
+    config = ServerConfig(
+        db_path=options.db,
+        admin_key=load_admin_key(options.db, options.admin_key),
+        base_url=options.base_url or f"http://{options.host}:{options.port}",
+        secret=options.secret,
+        clock=options.clock,
+        room_factory=room_factory,
+        voice_factory=voice_factory,
+        routes=routes,
+    )
+    return Hosting(options=options, app=create_app(config), tables=tables)
+
+
+Session = Callable[[Hosting, Listening], contextlib.AbstractAsyncContextManager[None]]
+
+
+async def run(
+    options: ServerOptions, *, name: str = "autohost", session: Session | None = None
+) -> int:
+    """Serve until SIGTERM/SIGINT: print where, run `session` (entered once the server
+    listens, exited as soon as it is asked to stop), then shut down gracefully (every
+    table's microphones given back, the log flushed)."""
+    hosting = build(options)
+    async with listening(hosting.app, host=options.host, port=options.port) as where:
+        if options.base_url is None:  # links carry the port actually picked
+            hosting.server.config = replace(hosting.server.config, base_url=where.url)
+        print(f"{name}: listening on {where.url} (db {options.db})", flush=True)
+        async with session(hosting, where) if session else _nothing():
+            await wait_stopped(where)
+    return 0
+
+
+@contextlib.asynccontextmanager
+async def _nothing() -> AsyncIterator[None]:
+    yield

@@ -1,0 +1,118 @@
+"""The one place that runs uvicorn: every server, the demo, the tests and the benchmarks
+listen through `listening`, and the command line stops them through `run_until_signalled`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import uvicorn
+
+# A shutdown waits this long for open connections (a client that never reads must not hold
+# the server forever), then closes them.
+SHUTDOWN_SECONDS = 10.0
+
+
+class PortInUse(OSError):
+    """The server's address cannot be bound (in use, or not this machine's)."""
+
+    def __init__(self, host: str, port: int, reason: str) -> None:
+        super().__init__(f"cannot listen on {host}:{port}: {reason}")
+        self.host, self.port, self.reason = host, port, reason
+
+
+@dataclass(frozen=True, slots=True)
+class Listening:
+    """Where a running server listens, and how to ask it to stop."""
+
+    host: str
+    port: int
+    server: uvicorn.Server
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def stopping(self) -> bool:
+        return bool(self.server.should_exit)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+
+
+@contextlib.asynccontextmanager
+async def listening(
+    app: Any,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    lifespan: Literal["auto", "on", "off"] = "on",
+) -> AsyncIterator[Listening]:
+    """Serve `app` with uvicorn in this event loop while the block runs (port 0: a free one).
+
+    The socket is bound before uvicorn starts, so the port is known and nobody races for
+    it; a port already in use raises PortInUse at once. uvicorn's own handling of SIGINT and
+    SIGTERM applies: it stops serving (the lifespan closes every table), and the block ends
+    when `wait_stopped` returns or the block exits.
+    """
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        raise PortInUse(host, port, error.strerror or str(error)) from None
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan=lifespan,
+        ws="websockets-sansio",
+        # A state message is ~1.5 KiB; deflating it cost a quarter of the send path's CPU
+        # (bench/vote_latency.py profile, 600 clients), more than the bytes are worth.
+        ws_per_message_deflate=False,
+        timeout_graceful_shutdown=int(SHUTDOWN_SECONDS),
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]), name="uvicorn")
+    try:
+        while not server.started:
+            if task.done():
+                task.result()  # raises the startup error
+                raise RuntimeError("the server stopped while starting")
+            await asyncio.sleep(0.01)
+        yield Listening(host, int(sock.getsockname()[1]), server)
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+async def wait_stopped(where: Listening) -> None:
+    """Return once the server was asked to stop (a signal, or `stop()`)."""
+    while not where.stopping:
+        await asyncio.sleep(0.05)
+
+
+def run_until_signalled(main: Callable[[], Coroutine[Any, Any, int]], *, name: str) -> int:
+    """Run `main()` in a new event loop; SIGTERM or SIGINT stop it cleanly with status 0.
+
+    uvicorn handles both signals itself (graceful shutdown) and then re-raises the signal to
+    the handler that was there before it: this one only notes it, so a clean stop ends with
+    status 0 instead of death by signal.
+    """
+    stopped_by: list[int] = []
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda sig, frame: stopped_by.append(sig))
+    code = asyncio.run(main())
+    if stopped_by:
+        # Whoever started us may have stopped reading our output already.
+        with contextlib.suppress(BrokenPipeError):
+            print(f"{name}: stopped ({signal.Signals(stopped_by[0]).name})", flush=True)
+    return code
