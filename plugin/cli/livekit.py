@@ -68,10 +68,12 @@ def credentials(environ: Mapping[str, str]) -> Credentials:
 @contextlib.asynccontextmanager
 async def print_links(hosting: Hosting, where: Listening) -> AsyncIterator[None]:
     """Open the LiveKit table (create it the first time) and print its links as JSON."""
-    lk = hosting.options.livekit
-    server = hosting.server
+    from plugin.server.livekit import LiveKitTables
+
+    lk, server, tables = hosting.options.livekit, hosting.server, hosting.tables
     assert lk is not None and server.registry is not None
-    table_id = hosting.tables.table_id
+    assert isinstance(tables, LiveKitTables)
+    table_id = tables.table_id
     table = await server.registry.get(table_id)
     if table is None:
         settings = TableSettings.from_record(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
@@ -24,6 +24,9 @@ from .embedded import EmbeddedTables, embedded_routes
 from .http import Listening, listening, wait_stopped
 from .options import ServerOptions
 
+if TYPE_CHECKING:  # an embedded server never loads the LiveKit SDK
+    from .livekit import LiveKitTables
+
 
 @dataclass(slots=True, kw_only=True)
 class Hosting:
@@ -31,7 +34,7 @@ class Hosting:
 
     options: ServerOptions
     app: Starlette
-    tables: Any  # EmbeddedTables, LiveKitTables, or None (media="none")
+    tables: EmbeddedTables | LiveKitTables | None  # None: media="none"
 
     @property
     def server(self) -> Server:
@@ -44,7 +47,7 @@ def build(options: ServerOptions) -> Hosting:
     room_factory: RoomFactory | None = None
     voice_factory: VoiceFactory | None = None
     routes: Sequence[BaseRoute | Callable[[Server], Sequence[BaseRoute]]] = ()
-    tables: Any = None
+    tables: EmbeddedTables | LiveKitTables | None = None
     if options.media == "embedded":
         from plugin.rooms.embedded.ice import use_host_and_loopback_ice
 
@@ -59,13 +62,13 @@ def build(options: ServerOptions) -> Hosting:
         assert lk is not None  # ServerOptions checks it
         from plugin.host.registry import new_table_id
 
-        tables = LiveKitTables(
+        tables = livekit_tables = LiveKitTables(
             lk.credentials, lk.table or new_table_id(), lk.room,
             voice_factory=None if options.voice else (lambda language: SilentVoice()),
             reconcile_every=lk.reconcile, grace=lk.grace,
         )  # fmt: skip
-        room_factory, voice_factory = tables.room, tables.voice
-        routes = (tables.routes,)
+        room_factory, voice_factory = livekit_tables.room, livekit_tables.voice
+        routes = (livekit_tables.routes,)
     config = ServerConfig(
         db_path=options.db,
         admin_key=load_admin_key(options.db, options.admin_key),
