@@ -49,7 +49,7 @@ class _Phrase:
 
 
 class Announcer:
-    """The Voice of one table (plugin.rooms.base.Voice), in one language.
+    """The Voice of one table (plugin.host.ports.Voice), in one language.
 
     `enabled=False` keeps the tracks (silent) but says nothing. `synthesizer` defaults to
     the process-wide one; tests pass their own with a temporary cache. With `seats`, the

@@ -2,7 +2,7 @@
 
 Body `{"sdp": str, "type": "offer", "token": str}` → `{"sdp": str, "type": "answer"}`.
 Who the caller is comes only from the token, through the `authorize` callable the web
-layer passes in (plugin/web/tokens.py signs them; this module does not know how).
+layer passes in (plugin/signing.py signs them; this module does not know how).
 Errors are JSON `{"error": code, "message": text}`: 400 bad_request, 403 forbidden,
 404 no_table, 413 too_large, 503 room_stopped. A refused offer changes nothing.
 """
