@@ -1,6 +1,7 @@
 """The layers' arrows point down only (ARCHITECTURE.md, "Layers").
 
-    paths ← rules, signing ← host ← rooms, voice, web, protocol ← sim ← server ← cli, testing
+    paths, bodies ← rules, signing ← host ← rooms, voice, web, protocol ← sim ← server ← cli,
+    testing
 
 Every module's imports are read from its source (module level, inside functions and under
 TYPE_CHECKING alike); a module may import its own layer's package and the layers below it,
@@ -21,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Layer -> rank. An import must go to a strictly lower rank (or stay inside its own layer).
 RANKS: dict[str, int] = {
     "plugin.paths": 0,
+    "plugin.bodies": 0,
     "plugin.rules": 1,
     "plugin.signing": 1,
     "plugin.host": 2,

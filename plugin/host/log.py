@@ -18,12 +18,21 @@ Theory of operation (issue 4):
 - The `clocks` row keeps the current timer and the time it had left; the table saves it on
   every change and about once a second, so a restart resumes the timer give or take a second.
   A clock save is queued to the writer and not waited for.
+- A finished or ended table is archived: kept whole (its protocol still exports) but not
+  reopened when the server starts.
+- Bad disks are named, never guessed around: a file that is empty, truncated or not an
+  event log is refused at open (BadLogFile names the file), and a write the disk refuses
+  (full, read-only, I/O error) fails its input with LogUnavailable; `healthy` says whether
+  the last write went through.
+- The file, and the WAL and SHM files SQLite makes beside it with the same mode, are
+  readable by the owner only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -36,6 +45,16 @@ import msgspec
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+FILE_MODE = 0o600  # the log holds every game's secrets (roles, checks): the owner only
+
+
+class BadLogFile(Exception):
+    """The file at the log's path is not a usable event log (named in the message)."""
+
+
+class LogUnavailable(Exception):
+    """The disk refused a write (full, read-only, failing): the input was not committed."""
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -55,6 +74,10 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS events_client_id
     ON events (table_id, client_id) WHERE client_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS archived (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id),
+    wall REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS clocks (
     table_id TEXT PRIMARY KEY REFERENCES tables(id),
     timer_id INTEGER,
@@ -99,9 +122,15 @@ class EventLog:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(self.path)
+        self.healthy = True
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-log")
         # The writer's connection is made on the writer thread and used only there.
-        self._write_db: sqlite3.Connection = self._writer.submit(self._open_writer).result()
+        try:
+            self._write_db: sqlite3.Connection = self._writer.submit(self._open_writer).result()
+        except BaseException:
+            self._writer.shutdown(wait=True)
+            raise
         self._db = sqlite3.connect(str(path), isolation_level=None)  # reads, this thread
         self._next_seq: dict[str, int] = {}
         self._batch: list[tuple[Row, asyncio.Future[int]]] = []
@@ -111,10 +140,18 @@ class EventLog:
     def _open_writer(self) -> sqlite3.Connection:
         # isolation_level=None: we open transactions ourselves (BEGIN IMMEDIATE).
         db = sqlite3.connect(str(self.path), isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        db.execute("PRAGMA foreign_keys=ON")
-        db.executescript(SCHEMA)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(SCHEMA)
+            problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
+        except sqlite3.DatabaseError as error:
+            db.close()
+            raise BadLogFile(f"{self.path} is not a readable event log ({error})") from None
+        if problems != ["ok"]:
+            db.close()
+            raise BadLogFile(f"{self.path} is damaged: {'; '.join(problems)}")
         return db
 
     # --- tables --------------------------------------------------------------------------
@@ -132,10 +169,27 @@ class EventLog:
         row = self._db.execute("SELECT settings FROM tables WHERE id = ?", (table_id,)).fetchone()
         return None if row is None else _decode(row[0])
 
-    def tables(self) -> list[tuple[str, dict[str, Any]]]:
-        """Every table, oldest first, with its settings."""
-        rows = self._db.execute("SELECT id, settings FROM tables ORDER BY created, id")
+    def tables(self, *, archived: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        """Every live table (or, with archived=True, every table), oldest first."""
+        query = "SELECT id, settings FROM tables"
+        if not archived:
+            query += " WHERE id NOT IN (SELECT table_id FROM archived)"
+        rows = self._db.execute(query + " ORDER BY created, id")
         return [(table_id, _decode(settings)) for table_id, settings in rows]
+
+    def archive(self, table_id: str) -> None:
+        """Keep the table's record but stop reopening it at start (idempotent)."""
+        row = (table_id, time.time())
+        self._wait_for_writer(
+            self._in_transaction,
+            lambda db: db.execute(
+                "INSERT OR IGNORE INTO archived (table_id, wall) VALUES (?, ?)", row
+            ),
+        )
+
+    def is_archived(self, table_id: str) -> bool:
+        found = self._db.execute("SELECT 1 FROM archived WHERE table_id = ?", (table_id,))
+        return found.fetchone() is not None
 
     # --- events --------------------------------------------------------------------------
 
@@ -200,14 +254,16 @@ class EventLog:
         each in its own, so one bad row does not sink the others."""
         try:
             self._in_transaction(lambda db: db.executemany(INSERT, rows))
-        except sqlite3.Error:
+        except sqlite3.IntegrityError:
             return [self._insert_one(row) for row in rows]
+        except LogUnavailable as failure:  # the disk, not a row: every row of the batch fails
+            return [failure for _ in rows]
         return [row[1] for row in rows]
 
     def _insert_one(self, row: Row) -> int | Exception:
         try:
             self._in_transaction(lambda db: db.execute(INSERT, row))
-        except sqlite3.Error as error:
+        except (sqlite3.IntegrityError, LogUnavailable) as error:
             return error
         return row[1]
 
@@ -325,8 +381,19 @@ class EventLog:
         return self._writer.submit(function, *args).result()
 
     def _in_transaction(self, write: Callable[[sqlite3.Connection], object]) -> None:
-        with _Transaction(self._write_db):
-            write(self._write_db)
+        """One transaction on the writer thread. A constraint (a duplicate client id) is the
+        row's fault and raises IntegrityError; anything else SQLite says is the disk's, and
+        raises LogUnavailable and marks the log unhealthy until a write succeeds again."""
+        try:
+            with _Transaction(self._write_db):
+                write(self._write_db)
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.Error as error:
+            self.healthy = False
+            logger.error("event log %s: a write failed: %s", self.path, error)
+            raise LogUnavailable(f"the event log cannot be written ({error})") from None
+        self.healthy = True
 
     def _seq(self, table_id: str) -> int:
         if table_id not in self._next_seq:
@@ -335,6 +402,22 @@ class EventLog:
             ).fetchone()
             self._next_seq[table_id] = int(row[0]) + 1
         return self._next_seq[table_id]
+
+
+def _create_private(path: Path) -> None:
+    """Create the log file readable by its owner only, before SQLite opens it (SQLite gives
+    its WAL and SHM files the main file's mode). An existing empty file is refused: SQLite
+    would take it for a new log, and every link would answer "no such table"."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        if path.stat().st_size == 0:
+            raise BadLogFile(
+                f"{path} is empty (0 bytes), not an event log: restore it from a backup, "
+                "or move it away to start with no tables"
+            ) from None
+        return
+    os.close(fd)
 
 
 def _settle(batch: list[tuple[Row, asyncio.Future[int]]], outcomes: list[int | Exception]) -> None:
@@ -369,7 +452,10 @@ class _Transaction:
         self._db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        self._db.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is None:
+            self._db.execute("COMMIT")
+        elif self._db.in_transaction:  # a failed BEGIN or COMMIT leaves nothing to roll back
+            self._db.execute("ROLLBACK")
 
 
 def _encode(value: Any) -> str:

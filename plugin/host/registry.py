@@ -4,6 +4,11 @@ The registry owns the log (one SQLite file), the clock, and the factories that g
 table its room backend and voice. It saves every running timer's time left about once a
 second (issue 4: a restart resumes timers give or take a second) and, on close, stops
 every table (microphones given back) and checkpoints the log.
+
+One bad table never stops the others: a table whose log cannot be replayed (an impossible
+event, settings that no longer load) is marked broken with the reason, reported, and
+left closed, while every other table opens. A finished table is archived when its game
+ends and is not reopened at the next start; `max_tables` caps the live tables.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from .clock import RealClock
 from .game import check_settings
 from .log import EventLog
 from .ports import Clock, Hub, RoomBackend, Voice
-from .settings import TableSettings
+from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
 from .table import Table
 
@@ -28,6 +33,17 @@ logger = logging.getLogger(__name__)
 RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
 CLOCK_SAVE_SECONDS = 1.0
+MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
+
+
+class TooManyTables(SettingsError):
+    """The server already hosts its maximum of live tables."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            "too_many_tables",
+            f"this server hosts at most {limit} live tables: archive a finished one first",
+        )
 
 
 def new_table_id() -> str:
@@ -44,8 +60,11 @@ class Registry:
         room_factory: RoomFactory | None = None,
         voice_factory: VoiceFactory | None = None,
         save_every: float = CLOCK_SAVE_SECONDS,
+        max_tables: int = MAX_TABLES,
     ) -> None:
         self.log = EventLog(db_path)
+        self.max_tables = max_tables
+        self.broken: dict[str, str] = {}  # table id -> why it could not be opened
         self.hub = hub
         self.clock = clock or RealClock()
         self._room_factory = room_factory or (lambda table_id, settings: SilentRoom())
@@ -56,15 +75,18 @@ class Registry:
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
-        """Rebuild every table in the log (replay), then save running timers every second."""
+        """Rebuild every live table in the log (replay), then save running timers every
+        second. A table that cannot be rebuilt is marked broken; the others open."""
         for table_id, record in self.log.tables():
-            await self._open(table_id, TableSettings.from_record(record))
+            await self._open_or_mark_broken(table_id, record)
         if self._save_every > 0:
             self._saver = asyncio.create_task(self._save_clocks(), name="clock saver")
 
     async def create(self, settings: TableSettings, table_id: str | None = None) -> Table:
         """A new table in its lobby: checked, written to the log, then opened."""
         check_settings(settings)
+        if len(self.tables) >= self.max_tables:
+            raise TooManyTables(self.max_tables)
         table_id = table_id or new_table_id()
         self.log.create_table(table_id, settings.to_record())
         return await self._open(table_id, settings)
@@ -77,10 +99,24 @@ class Registry:
         async with self._lock:
             if table_id in self.tables:
                 return self.tables[table_id]
-            record = self.log.table_settings(table_id)
-            if record is None:
+            if table_id in self.broken or self.log.is_archived(table_id):
                 return None
-            return await self._open(table_id, TableSettings.from_record(record))
+            record = self.log.table_settings(table_id)
+            if record is None or len(self.tables) >= self.max_tables:
+                return None
+            return await self._open_or_mark_broken(table_id, record)
+
+    async def archive(self, table_id: str) -> bool:
+        """Stop a table (microphones given back, timer saved) and archive it: its record
+        stays whole and exportable, it is not reopened. False if there is no such table."""
+        table = self.tables.pop(table_id, None)
+        if table is None and self.log.table_settings(table_id) is None:
+            return False
+        if table is not None:
+            await table.stop()
+        self.log.archive(table_id)
+        self.broken.pop(table_id, None)
+        return True
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log."""
@@ -108,6 +144,21 @@ class Registry:
         for table_id, row in rows.items():
             self.tables[table_id].mark_clock_saved(row)
 
+    async def _open_or_mark_broken(self, table_id: str, record: object) -> Table | None:
+        """Open a table from its log. One whose game is over is archived instead (it was
+        finished in an earlier run); one that cannot be rebuilt is marked broken."""
+        try:
+            table = await self._open(table_id, TableSettings.from_record(record))
+        except Exception as error:  # the table's own data: the server goes on without it
+            reason = f"{type(error).__name__}: {error}"
+            self.broken[table_id] = reason
+            logger.error("table %s is broken and stays closed: %s", table_id, reason)
+            return None
+        if table.state.over:
+            await self.archive(table_id)
+            return None
+        return table
+
     async def _open(self, table_id: str, settings: TableSettings) -> Table:
         table = Table(
             table_id,
@@ -118,7 +169,12 @@ class Registry:
             voice=self._voice_factory(table_id, settings),
             hub=self.hub,
         )
-        await table.start()
+        try:
+            await table.start()
+        except BaseException:
+            with contextlib.suppress(Exception):  # give back what the factories made
+                await table.stop()
+            raise
         self.tables[table_id] = table
         return table
 

@@ -40,7 +40,7 @@ from .commands import (
 )
 from .countdown import Countdown
 from .game import is_event_record, new_game, replay
-from .log import ClockRow, EventLog
+from .log import ClockRow, EventLog, LogUnavailable
 from .ports import Clock, Hub, RoomBackend, Snapshot, Voice
 from .settings import TableSettings
 
@@ -198,6 +198,8 @@ class Table:
                 outcome = await self._handle(job)
             except Refused as refusal:
                 outcome = Outcome(ok=False, code=refusal.code, message=refusal.message)
+            except LogUnavailable as failure:  # nothing changed: the input was not committed
+                outcome = Outcome(ok=False, code="log_unavailable", message=str(failure))
             except Exception as error:  # a bug must not bring the table down
                 logger.exception("table %s: input %r failed", self.id, job.command)
                 outcome = Outcome(ok=False, code="internal", message=f"internal error: {error}")

@@ -13,10 +13,39 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import uvicorn
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 # A shutdown waits this long for open connections (a client that never reads must not hold
 # the server forever), then closes them.
 SHUTDOWN_SECONDS = 10.0
+# Twice the largest WebSocket message either protocol accepts (the video signalling's SDP,
+# 32 KiB): up to this a message too big for its socket is read and refused with an error,
+# a bigger frame closes the connection (1009) before it is read in full.
+WS_MAX_BYTES = 64 * 1024
+# What one client may make the server hold unsent (its pongs, its states) before it is cut
+# off: a client that sends pings and never reads fills this, not the server's memory.
+WS_WRITE_BUFFER_BYTES = 1024 * 1024
+
+
+class BoundedWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's sans-I/O WebSocket protocol, with a ceiling on what a client that does not
+    read can make the server buffer for it: past WS_WRITE_BUFFER_BYTES the connection is
+    aborted (every pong it provoked included)."""
+
+    def data_received(self, data: bytes) -> None:
+        if self._over_buffer():
+            return
+        super().data_received(data)
+        self._over_buffer()
+
+    def _over_buffer(self) -> bool:
+        transport = self.transport
+        if transport.is_closing():
+            return True
+        if transport.get_write_buffer_size() > WS_WRITE_BUFFER_BYTES:
+            transport.abort()
+            return True
+        return False
 
 
 class PortInUse(OSError):
@@ -73,7 +102,8 @@ async def listening(
         app,
         log_level="warning",
         lifespan=lifespan,
-        ws="websockets-sansio",
+        ws=BoundedWebSocketProtocol,
+        ws_max_size=WS_MAX_BYTES,
         # A state message is ~1.5 KiB; deflating it cost a quarter of the send path's CPU
         # (bench/vote_latency.py profile, 600 clients), more than the bytes are worth.
         ws_per_message_deflate=False,

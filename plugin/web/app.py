@@ -12,6 +12,7 @@ Extension points for the other parts of the server:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hmac
 import logging
@@ -22,14 +23,19 @@ from typing import Any
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, Command
+from plugin.host.log import LogUnavailable
 from plugin.host.ports import Clock
-from plugin.host.registry import Registry, RoomFactory, VoiceFactory
+from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
 from plugin.host.views import build_view
@@ -37,13 +43,26 @@ from plugin.signing import Grant, Signer, TokenError, load_secret, secret_path_f
 
 from . import protocol, wire
 from .hub import Connection, Hub
+from .limits import (
+    CONNECT_BURST,
+    CONNECTIONS_PER_SEAT,
+    CONNECTS_PER_SECOND,
+    MESSAGE_BURST,
+    MESSAGES_PER_SECOND,
+    RateLimit,
+    origin_allowed,
+    origin_of,
+)
 
 logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 16 * 1024
+MAX_HELLO_BYTES = 1024
 # WebSocket close codes (4000-4999 are the application's): why a connection was refused.
 CLOSE_UNAUTHORIZED = 4401
+CLOSE_FORBIDDEN_ORIGIN = 4403
 CLOSE_NO_TABLE = 4404
+CLOSE_TOO_MANY = 4429
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,6 +74,13 @@ class ServerConfig:
     clock: Clock | None = None
     room_factory: RoomFactory | None = None
     voice_factory: VoiceFactory | None = None
+    max_tables: int = MAX_TABLES
+    # Origins a browser page may change state from, besides the base URL's and the
+    # server's own (a club's LiveKit frontend on another site, for example).
+    allowed_origins: tuple[str, ...] = ()
+    hello_seconds: float = 10.0  # how long a new socket may take to send its token
+    messages_per_second: float = MESSAGES_PER_SECOND  # per connection
+    message_burst: float = MESSAGE_BURST
     routes: Sequence[BaseRoute | Callable[[Server], Sequence[BaseRoute]]] = field(
         default_factory=tuple
     )
@@ -68,6 +94,24 @@ class Server:
     signer: Signer
     hub: Hub
     registry: Registry | None = None
+    connects: RateLimit = field(
+        default_factory=lambda: RateLimit(CONNECTS_PER_SECOND, CONNECT_BURST)
+    )
+    messages: RateLimit = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.messages = RateLimit(self.config.messages_per_second, self.config.message_burst)
+
+    def origin_allowed(self, scope: Scope) -> bool:
+        """May a browser page at the request's Origin change state here (a POST, a socket)?"""
+        headers = Headers(scope=scope)
+        secure = scope.get("scheme") in ("https", "wss")
+        return origin_allowed(
+            headers.get("origin"),
+            allowed=(origin_of(self.config.base_url), *self.config.allowed_origins),
+            host=headers.get("host"),
+            scheme="https" if secure else "http",
+        )
 
     async def table(self, table_id: str) -> Table | None:
         if self.registry is None:
@@ -86,6 +130,15 @@ class Server:
         if table is None or not 1 <= int(grant.seat) <= table.settings.seats:
             return None
         return grant.seat
+
+    def missing(self, table_id: str) -> tuple[str, str]:
+        """Why table `table_id` is not open: (code, message) for the client."""
+        registry = self.registry
+        if registry is not None and table_id in registry.broken:
+            return "table_broken", f"table {table_id!r} could not be opened; the host is told"
+        if registry is not None and registry.log.is_archived(table_id):
+            return "table_archived", f"table {table_id!r} has ended; its protocol is kept"
+        return "no_table", f"no table {table_id!r}"
 
     def room_for(self, table_id: str) -> Any:
         """The room backend of a running table, None if it is not open (rtc_routes)."""
@@ -111,6 +164,7 @@ def create_app(config: ServerConfig) -> Starlette:
             clock=config.clock,
             room_factory=config.room_factory,
             voice_factory=config.voice_factory,
+            max_tables=config.max_tables,
         )
         await registry.start()
         server.registry = registry
@@ -125,12 +179,37 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/healthz", _healthz(server)),
         Route("/api/tables", _tables_endpoint(server), methods=["GET", "POST"]),
         Route("/api/tables/{table_id}", _table_endpoint(server)),
+        Route("/api/tables/{table_id}/archive", _archive_endpoint(server), methods=["POST"]),
     ]
     for extra in config.routes:
         routes.extend([extra] if isinstance(extra, BaseRoute) else extra(server))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes, lifespan=lifespan, middleware=[Middleware(_OriginCheck, server=server)]
+    )
     app.state.server = server
     return app
+
+
+class _OriginCheck:
+    """Every WebSocket and every state-changing request from a browser page on a foreign
+    origin is refused (403) before any endpoint sees it."""
+
+    def __init__(self, app: ASGIApp, server: Server) -> None:
+        self.app = app
+        self.server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        changes = scope["type"] == "websocket" or (
+            scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS")
+        )
+        if changes and not self.server.origin_allowed(scope):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": CLOSE_FORBIDDEN_ORIGIN})
+                return
+            response = _error(403, "bad_origin", "requests from this page's origin are refused")
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 # --- the WebSocket protocol ------------------------------------------------------------------
@@ -138,16 +217,34 @@ def create_app(config: ServerConfig) -> Starlette:
 
 def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
     async def endpoint(websocket: WebSocket) -> None:
+        # The token comes in the first message (a hello), or from an older client in the
+        # URL. Either way a refused token gets its error and the socket is closed at once.
+        token = websocket.query_params.get("token")
+        table_hint = websocket.query_params.get("table")
         await websocket.accept()
-        token = websocket.query_params.get("token", "")
+        if token is None:
+            hello = await _hello(websocket, server.config.hello_seconds)
+            if isinstance(hello, protocol.ProtocolError):
+                await _refuse(websocket, hello.code, hello.message, CLOSE_UNAUTHORIZED)
+                return
+            token, table_hint = hello
         try:
-            grant = server.signer.verify(token, table=websocket.query_params.get("table"))
+            grant = server.signer.verify(token, table=table_hint)
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
+        if not server.connects.allow((grant.table, grant.seat)):
+            message = "this seat connects too often; wait a few seconds"
+            await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
+            return
+        if server.hub.count(grant.table, grant.seat) >= CONNECTIONS_PER_SEAT:
+            message = f"this seat already has {CONNECTIONS_PER_SEAT} connections open"
+            await _refuse(websocket, "too_many_connections", message, CLOSE_TOO_MANY)
+            return
         table = await server.table(grant.table)
         if table is None:
-            await _refuse(websocket, "no_table", f"no table {grant.table!r}", CLOSE_NO_TABLE)
+            code, message = server.missing(grant.table)
+            await _refuse(websocket, code, message, CLOSE_NO_TABLE)
             return
         if not grant.is_host and not 1 <= int(grant.seat) <= table.settings.seats:
             # Found by tests/fuzz: a genuine token for seat 42 of a 10-seat table broke the
@@ -160,6 +257,35 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
     return endpoint
 
 
+async def _hello(
+    websocket: WebSocket, seconds: float
+) -> tuple[str, str | None] | protocol.ProtocolError:
+    """The first message of a page's socket: {"type": "hello", "token": T, "table": ID}.
+    A token travels here, never in a URL (access logs keep URLs). Without one the socket
+    is refused as having no token (token_malformed)."""
+    expected = 'the first message must be {"type": "hello", "token": ...}'
+    try:
+        raw = await asyncio.wait_for(wire.receive(websocket), seconds)
+    except TimeoutError:
+        return protocol.ProtocolError("token_malformed", f"no token within {seconds:g} s")
+    if raw is None:
+        return protocol.ProtocolError("token_malformed", "the socket closed before its token")
+    try:
+        hello = wire.decode(_HELLO, raw, MAX_HELLO_BYTES)
+    except wire.Refused as refusal:
+        return protocol.ProtocolError("token_malformed", f"{expected} ({refusal.message})")
+    return hello.token, hello.table
+
+
+class _Hello(msgspec.Struct, tag="hello", tag_field="type", forbid_unknown_fields=True):
+    token: str
+    table: str | None = None
+    v: int = protocol.VERSION
+
+
+_HELLO = msgspec.json.Decoder(_Hello)
+
+
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
     await websocket.send_text(protocol.encode_error(code, message).decode())
     await websocket.close(code=close_code, reason=code)
@@ -169,14 +295,21 @@ async def _serve_client(server: Server, websocket: WebSocket, table: Table, gran
     async def send(data: bytes) -> None:
         await websocket.send_text(data.decode())
 
-    connection = Connection(table.id, grant.seat, send)
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code=code, reason=reason)
+
+    connection = Connection(table.id, grant.seat, send, close)
     server.hub.attach(connection, table.snapshot())
     sender = HOST if grant.is_host else grant.seat
+    key = (table.id, grant.seat)
     try:
         while not connection.closed:
             raw = await wire.receive(websocket)
             if raw is None:
                 break
+            delay = server.messages.wait(key)
+            if delay > 0:  # past its rate: this seat's next message is read later
+                await asyncio.sleep(delay)
             try:
                 decoded = protocol.decode(raw)
             except protocol.ProtocolError as refusal:
@@ -208,11 +341,21 @@ async def _serve_client(server: Server, websocket: WebSocket, table: Table, gran
 
 
 def _healthz(server: Server) -> Callable[[Request], Any]:
+    """200 {"ok": true, ...} while the server can take inputs; 503 while it is starting or
+    stopping, or while its event log cannot be written. Broken tables are listed."""
+
     async def healthz(request: Request) -> Response:
         registry = server.registry
-        return JSONResponse(
-            {"ok": registry is not None, "tables": 0 if registry is None else len(registry.tables)}
-        )
+        if registry is None:
+            return JSONResponse({"ok": False, "tables": 0, "reason": "starting"}, status_code=503)
+        body: dict[str, Any] = {
+            "ok": registry.log.healthy,
+            "tables": len(registry.tables),
+            "broken": dict(registry.broken),
+        }
+        if not registry.log.healthy:
+            body["reason"] = "log_unavailable"
+        return JSONResponse(body, status_code=200 if registry.log.healthy else 503)
 
     return healthz
 
@@ -235,24 +378,27 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
             return _error(401, "not_admin", "this needs the server's admin key (Bearer)")
         if server.registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
+        registry = server.registry
         if request.method == "GET":
-            return JSONResponse(
-                [
-                    {"id": t.id, "phase": _phase(t), "over": bool(t.state.over)}
-                    for t in server.registry.tables.values()
-                ]
-            )
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return _error(413, "too_large", f"the body is over {MAX_BODY_BYTES} bytes")
+            listed: list[dict[str, Any]] = [
+                {"id": t.id, "phase": _phase(t), "over": bool(t.state.over)}
+                for t in registry.tables.values()
+            ]
+            listed += [{"id": i, "broken": why} for i, why in registry.broken.items()]
+            return JSONResponse(listed)
         try:
-            record = msgspec.json.decode(body) if body else {}
+            body = await read_body(request, MAX_BODY_BYTES)
+            record = decode_json(body) if body else {}
             settings = TableSettings.from_record(record)
-            table = await server.registry.create(settings)
-        except msgspec.DecodeError:
-            return _error(400, "bad_json", "the body is not JSON")
+            table = await registry.create(settings)
+        except BadBody as refusal:
+            return _error(refusal.status, refusal.code, refusal.message)
+        except TooManyTables as refusal:
+            return _error(409, refusal.code, refusal.message)
         except SettingsError as refusal:
             return _error(400, refusal.code, refusal.message)
+        except LogUnavailable as failure:
+            return _error(503, "log_unavailable", str(failure))
         return JSONResponse(server.links(table), status_code=201)
 
     return tables
@@ -269,6 +415,24 @@ def _table_endpoint(server: Server) -> Callable[[Request], Any]:
         return JSONResponse({"id": table.id, "settings": table.settings.to_record(), "view": view})
 
     return table_info
+
+
+def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
+    """POST /api/tables/{id}/archive: stop the table (microphones given back) and archive it;
+    its protocol stays exportable, and the server does not reopen it."""
+
+    async def archive(request: Request) -> Response:
+        if not _is_admin(server, request):
+            return _error(401, "not_admin", "this needs the server's admin key (Bearer)")
+        if server.registry is None:
+            return _error(503, "not_ready", "the server is starting or stopping")
+        table_id = request.path_params["table_id"]
+        if not await server.registry.archive(table_id):
+            return _error(404, "no_table", "no such table")
+        server.hub.close_table(table_id, "table_archived", "the table has ended")
+        return JSONResponse({"id": table_id, "archived": True})
+
+    return archive
 
 
 def _phase(table: Table) -> str:

@@ -5,6 +5,11 @@ many spectators, share one encoding. Each connection has an outbox
 drained by its own writer task, so one slow browser never holds up the table; a state
 still waiting in an outbox is replaced by a newer one (the newest state is all that
 matters), replies (acks and errors) are never dropped.
+
+A client that connects gets its own view at once; the other clients of the table get a new
+view only when what they see changes: a new state, or a seat coming online or going
+offline. A seat that connects again and again (a reload, or a flood) costs the others
+nothing.
 """
 
 from __future__ import annotations
@@ -24,16 +29,22 @@ from . import protocol
 logger = logging.getLogger(__name__)
 
 Send = Callable[[bytes], Awaitable[None]]
+Close = Callable[[int, str], Awaitable[None]]
 MAX_PENDING_REPLIES = 64  # a client that does not read its acks is dropped
+CLOSE_ENDED = 4410  # the server ended the session (table archived, link re-issued)
 
 
 class Connection:
     """One WebSocket client of one table, with its outbox and writer task."""
 
-    def __init__(self, table_id: str, viewer: Viewer, send: Send) -> None:
+    def __init__(
+        self, table_id: str, viewer: Viewer, send: Send, close: Close | None = None
+    ) -> None:
         self.table_id = table_id
         self.viewer = viewer
         self._send = send
+        self._close = close
+        self._closing: tuple[int, str] | None = None
         self._outbox: deque[tuple[str, bytes]] = deque()
         self._ready = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -53,6 +64,12 @@ class Connection:
         # Latest state wins: an unsent older state is useless once a newer one exists.
         self._outbox = deque(item for item in self._outbox if item[0] != "state")
         self._outbox.append(("state", data))
+        self._ready.set()
+
+    def close_with(self, reply: bytes, code: int, reason: str) -> None:
+        """Send `reply`, then close the socket with `code` (the server ends the session)."""
+        self.push_reply(reply)
+        self._closing = (code, reason)
         self._ready.set()
 
     def push_reply(self, data: bytes) -> None:
@@ -79,6 +96,10 @@ class Connection:
                 except Exception:
                     self.closed = True
                     return
+            if self._closing is not None and self._close is not None:
+                self.closed = True
+                with contextlib.suppress(Exception):
+                    await self._close(*self._closing)
 
 
 class Hub:
@@ -97,19 +118,52 @@ class Hub:
         self._broadcast(snapshot.table_id)
 
     def attach(self, connection: Connection, snapshot: Snapshot) -> None:
-        """A client (re)connected: it gets the whole state it may see at once (and the
-        others learn it is connected)."""
-        self._connections.setdefault(connection.table_id, set()).add(connection)
+        """A client (re)connected: it gets the whole state it may see at once. The others
+        hear of it only when its seat was not connected before."""
+        table_id = connection.table_id
+        before = self.connected_seats(table_id)
+        self._connections.setdefault(table_id, set()).add(connection)
         connection.start()
-        self._latest[connection.table_id] = snapshot
-        self._broadcast(connection.table_id)
+        if self._is_new(snapshot) or self.connected_seats(table_id) != before:
+            self._latest[table_id] = snapshot
+            self._broadcast(table_id)
+            return
+        data = self.view_bytes(table_id, connection.viewer)
+        if data is not None:
+            connection.push_state(data)
 
     async def detach(self, connection: Connection, snapshot: Snapshot | None) -> None:
-        self._connections.get(connection.table_id, set()).discard(connection)
+        table_id = connection.table_id
+        before = self.connected_seats(table_id)
+        self._connections.get(table_id, set()).discard(connection)
         await connection.stop()
-        if snapshot is not None:
-            self._latest[connection.table_id] = snapshot
-            self._broadcast(connection.table_id)
+        if snapshot is None:
+            return
+        if self._is_new(snapshot) or self.connected_seats(table_id) != before:
+            self._latest[table_id] = snapshot
+            self._broadcast(table_id)
+
+    def count(self, table_id: str, viewer: Viewer) -> int:
+        """How many connections `viewer` has open at this table."""
+        return sum(1 for c in self._connections.get(table_id, ()) if c.viewer == viewer)
+
+    def close_table(self, table_id: str, code: str, message: str) -> None:
+        """End every session of this table: an error saying why, then the socket closes."""
+        reply = protocol.encode_error(code, message)
+        for connection in list(self._connections.get(table_id, ())):
+            connection.close_with(reply, CLOSE_ENDED, code)
+        self.forget(table_id)
+
+    def close_viewer(self, table_id: str, viewer: Viewer, code: str, message: str) -> None:
+        """End every session of one seat (its link was re-issued)."""
+        reply = protocol.encode_error(code, message)
+        for connection in list(self._connections.get(table_id, ())):
+            if connection.viewer == viewer:
+                connection.close_with(reply, CLOSE_ENDED, code)
+
+    def _is_new(self, snapshot: Snapshot) -> bool:
+        latest = self._latest.get(snapshot.table_id)
+        return latest is None or latest.version != snapshot.version
 
     def connected_seats(self, table_id: str) -> set[int]:
         return {c.viewer for c in self._connections.get(table_id, ()) if isinstance(c.viewer, int)}

@@ -75,7 +75,9 @@ class Table:
 def table(tmp_path: Path) -> Iterator[Table]:
     """A table in its day-1 vote (seat 3 still to vote), clients of the host and seats 1-3."""
     db = tmp_path / "autohost.db"
-    config = ServerConfig(db_path=db, admin_key=ADMIN, secret=SECRET, clock=FakeClock())
+    config = ServerConfig(
+        db_path=db, admin_key=ADMIN, secret=SECRET, clock=FakeClock(), hello_seconds=0.5
+    )
     with TestClient(create_app(config)) as client, contextlib.ExitStack() as stack:
         body = {"seats": 10, "roles": ROLES}
         links = client.post("/api/tables", json=body, headers=AUTH).json()

@@ -68,7 +68,11 @@ def check_refused(channel: Channel, kind: str, payload: bytes, counter: list[int
 
 def test_ten_thousand_bad_messages_in_process(tmp_path: Path) -> None:
     db = tmp_path / "autohost.db"
-    config = ServerConfig(db_path=db, admin_key=ADMIN, secret=SECRET, clock=FakeClock())
+    # The messages' validation is under test here, not the seat's rate (tests/hostile).
+    config = ServerConfig(
+        db_path=db, admin_key=ADMIN, secret=SECRET, clock=FakeClock(),
+        messages_per_second=1e6, message_burst=1e6,
+    )  # fmt: skip
     auth = {"Authorization": f"Bearer {ADMIN}"}
     with TestClient(create_app(config)) as client, contextlib.ExitStack() as stack:
         answer = client.post("/api/tables", json={"seats": 10, "roles": ROLES}, headers=auth)

@@ -43,7 +43,7 @@ def drive_to_vote(host: Client, speakers: dict[int, Client], nominations: dict[i
 
 
 def test_health(app_client: TestClient) -> None:
-    assert app_client.get("/healthz").json() == {"ok": True, "tables": 0}
+    assert app_client.get("/healthz").json() == {"ok": True, "tables": 0, "broken": {}}
 
 
 def test_creating_a_table_needs_the_admin_key(app_client: TestClient) -> None:

@@ -1,8 +1,10 @@
 """WebRTC signalling for the embedded room: `POST /rtc/{table_id}/offer`.
 
-Body `{"sdp": str, "type": "offer", "token": str}` → `{"sdp": str, "type": "answer"}`.
+Body `{"sdp": str, "type": "offer"}` with `Authorization: Bearer <token>` (or, from an
+older page, the token as the body's "token" field) → `{"sdp": str, "type": "answer"}`.
 Who the caller is comes only from the token, through the `authorize` callable the web
-layer passes in (plugin/signing.py signs them; this module does not know how).
+layer passes in (plugin/signing.py signs them; this module does not know how). A token in
+the header is checked before the body is read; every body is read within MAX_BODY_BYTES.
 Errors are JSON `{"error": code, "message": text}`: 400 bad_request, 403 forbidden,
 404 no_table, 413 too_large, 503 room_stopped. A refused offer changes nothing.
 """
@@ -10,12 +12,13 @@ Errors are JSON `{"error": code, "message": text}`: 400 bad_request, 403 forbidd
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from plugin.bodies import BadBody, decode_json, read_body
 
 from .room import EmbeddedRoom
 
@@ -36,33 +39,39 @@ def rtc_routes(room_for: RoomFor, authorize: Authorize) -> list[Route]:
     the seat number, "host", or None (refused); it may be sync or async.
     """
 
+    async def admitted(table_id: str, token: str) -> int | str | None:
+        seat = authorize(table_id, token)
+        return await seat if inspect.isawaitable(seat) else seat
+
     async def offer(request: Request) -> JSONResponse:
         table_id = request.path_params["table_id"]
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return _error(413, "too_large", f"the offer is over {MAX_BODY_BYTES} bytes")
-        try:
-            message = json.loads(body)
-        except ValueError:
-            return _error(400, "bad_request", "the body is not JSON")
-        if not isinstance(message, dict):
-            return _error(400, "bad_request", "the body must be a JSON object")
-        fields = {name: message.get(name) for name in ("sdp", "type", "token")}
-        missing = [name for name, value in fields.items() if not isinstance(value, str)]
-        sdp, kind, token = (str(fields[name]) for name in ("sdp", "type", "token"))
-        if missing:
-            return _error(400, "bad_request", f"missing or not a string: {', '.join(missing)}")
-        if kind != "offer":
-            return _error(400, "bad_request", f"type must be 'offer', not {kind!r}")
-
         room = room_for(table_id)
         if room is None:
             return _error(404, "no_table", f"no table {table_id!r}")
-        seat = authorize(table_id, token)
-        if inspect.isawaitable(seat):
-            seat = await seat
+        scheme, _, header_token = request.headers.get("authorization", "").partition(" ")
+        seat: int | str | None = None
+        if header_token:
+            seat = await admitted(table_id, header_token) if scheme.lower() == "bearer" else None
+            if seat is None:
+                return _error(403, "forbidden", "the token does not admit you to this table")
+        try:
+            message = decode_json(await read_body(request, MAX_BODY_BYTES))
+        except BadBody as refusal:
+            code = "too_large" if refusal.status == 413 else "bad_request"
+            return _error(refusal.status, code, refusal.message)
+        if not isinstance(message, dict):
+            return _error(400, "bad_request", "the body must be a JSON object")
+        wanted = ("sdp", "type") if header_token else ("sdp", "type", "token")
+        missing = [name for name in wanted if not isinstance(message.get(name), str)]
+        if missing:
+            return _error(400, "bad_request", f"missing or not a string: {', '.join(missing)}")
+        sdp, kind = str(message["sdp"]), str(message["type"])
+        if kind != "offer":
+            return _error(400, "bad_request", f"type must be 'offer', not {kind!r}")
         if seat is None:
-            return _error(403, "forbidden", "the token does not admit you to this table")
+            seat = await admitted(table_id, str(message["token"]))
+            if seat is None:
+                return _error(403, "forbidden", "the token does not admit you to this table")
         try:
             answer = await room.accept(seat, sdp, kind)
         except ValueError as error:
