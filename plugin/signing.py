@@ -4,8 +4,10 @@ line share one implementation.
 
 A token is `base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`, where the
 payload is compact JSON {"t": table id, "s": seat number or "host", "e": expiry (unix
-seconds), "n": nonce}. The server secret lives beside the database (created once, mode
-0600) or comes from the AUTOHOST_SECRET environment variable.
+seconds), "n": nonce, "g": the seat's link generation, omitted when 0}. Re-issuing a
+seat's link starts a new generation, and the server refuses tokens of an older one. The
+server secret lives beside the database (created once, mode 0600) or comes from the
+AUTOHOST_SECRET environment variable.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import base64
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,25 +48,38 @@ class Grant:
     table: str
     seat: int | Literal["host"]
     expires: float
+    generation: int = 0  # the seat's link generation it was issued in (see Table.reissue)
 
     @property
     def is_host(self) -> bool:
         return self.seat == HOST
 
 
-class _Payload(msgspec.Struct, forbid_unknown_fields=True):
+class _Payload(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     t: str
     s: int | Literal["host"]
     e: int
     n: str
+    g: int = 0  # link generation (omitted for the first, so older tokens read the same)
 
 
 def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
+_B64URL = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    """Strict base64url without padding: one text per byte string. Anything else (padding,
+    the standard alphabet, stray characters, unused bits set) is refused, so a token has
+    exactly one spelling and a signature cannot be dressed up as a different token."""
+    if not _B64URL.fullmatch(text):
+        raise ValueError("not base64url")
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if _b64(raw) != text:
+        raise ValueError("not the canonical base64url of its bytes")
+    return raw
 
 
 class Signer:
@@ -80,13 +97,16 @@ class Signer:
         *,
         lifetime: float = DEFAULT_LIFETIME,
         now: float | None = None,
+        generation: int = 0,
     ) -> str:
         if not (
             seat == HOST or (isinstance(seat, int) and not isinstance(seat, bool) and seat > 0)
         ):
             raise ValueError(f"a token is for a seat number or 'host', not {seat!r}")
         issued = time.time() if now is None else now
-        payload = _Payload(t=table, s=seat, e=int(issued + lifetime), n=secrets.token_hex(6))
+        payload = _Payload(
+            t=table, s=seat, e=int(issued + lifetime), n=secrets.token_hex(6), g=generation
+        )
         body = msgspec.json.encode(payload)
         return f"{_b64(body)}.{_b64(self._sign(body))}"
 
@@ -113,7 +133,7 @@ class Signer:
             raise TokenError("token_expired", "the token has expired; ask the host for a new link")
         if table is not None and payload.t != table:
             raise TokenError("token_other_table", f"the token is for another table, not {table!r}")
-        return Grant(table=payload.t, seat=payload.s, expires=payload.e)
+        return Grant(table=payload.t, seat=payload.s, expires=payload.e, generation=payload.g)
 
     def _sign(self, body: bytes) -> bytes:
         return hmac.new(self._secret, body, hashlib.sha256).digest()
@@ -148,17 +168,20 @@ def table_links(
     *,
     names: list[str] | None = None,
     lifetime: float = DEFAULT_LIFETIME,
+    generations: Mapping[int | str, int] | None = None,
 ) -> dict[str, Any]:
-    """Each seat's link and the host's link, each carrying its token (issue 4)."""
+    """Each seat's link and the host's link, each carrying its token (issue 4), issued in
+    each seat's current link generation."""
     base = base_url.rstrip("/")
-    host_token = signer.issue(table, HOST, lifetime=lifetime)
+    generation = generations or {}
+    host_token = signer.issue(table, HOST, lifetime=lifetime, generation=generation.get(HOST, 0))
     result: dict[str, Any] = {
         "id": table,
         "host": {"link": f"{base}/t/{table}/host#token={host_token}", "token": host_token},
         "seats": [],
     }
     for seat in range(1, seats + 1):
-        token = signer.issue(table, seat, lifetime=lifetime)
+        token = signer.issue(table, seat, lifetime=lifetime, generation=generation.get(seat, 0))
         result["seats"].append(
             {
                 "seat": seat,

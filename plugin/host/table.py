@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -47,6 +47,7 @@ from .settings import TableSettings
 logger = logging.getLogger(__name__)
 
 ADD_TIME_SECONDS = 30  # issue 4: "add 30 s to a speech"
+REISSUE = "table.reissue"  # a log record: these seats' links were issued anew
 WARNING_KEY = "speech.ten_seconds"
 
 
@@ -90,6 +91,8 @@ class Table:
         self.version = 0
         self.paused = False
         self.present: set[int] = set()
+        # The current link generation of each seat ("host" too); see reissue().
+        self.generations: dict[int | str, int] = {}
         self.countdown = Countdown(clock, on_expire=self._on_expire, on_warn=self._on_warn)
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
@@ -102,7 +105,12 @@ class Table:
     async def start(self) -> None:
         """Replay the log, resume the timer with the time it had left, tell the room who
         may speak, and start handling inputs."""
-        entries = [e for e in self.log.entries(self.id) if is_event_record(e.record)]
+        logged = self.log.entries(self.id)
+        for entry in logged:
+            if entry.record.get("type") == REISSUE:
+                for seat in entry.record["seats"]:
+                    self.generations[seat] = self.generations.get(seat, 0) + 1
+        entries = [e for e in logged if is_event_record(e.record)]
         self.state, last_timer = replay(self.settings, [e.record for e in entries])
         row = self.log.load_clock(self.id)
         self.paused = bool(row and row.paused)
@@ -144,6 +152,14 @@ class Table:
         reply: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Job(sender, command, reply))
         return await reply
+
+    async def reissue(self, seats: Sequence[int | Literal["host"]]) -> None:
+        """New links for these seats: a new generation each, durable before it counts, so
+        the tokens of the old links are refused from now on (and after a restart)."""
+        record = {"type": REISSUE, "seats": list(seats)}
+        await self.log.commit(self.id, record, source=source_of(HOST))
+        for seat in seats:
+            self.generations[seat] = self.generations.get(seat, 0) + 1
 
     async def settle(self) -> None:
         """Wait until every queued input is handled (tests, after the fake clock moved)."""

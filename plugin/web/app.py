@@ -19,7 +19,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from starlette.applications import Starlette
@@ -118,18 +118,30 @@ class Server:
             return None
         return await self.registry.get(table_id)
 
+    def verify(self, token: str, table: Table) -> Grant:
+        """The grant of a token for `table`, or TokenError: a genuine unexpired token of
+        this table, for one of its seats (or the host), of the seat's current link."""
+        grant = self.signer.verify(token, table=table.id)
+        if not grant.is_host and not 1 <= int(grant.seat) <= table.settings.seats:
+            # Found by tests/fuzz: a genuine token for seat 42 of a 10-seat table broke the
+            # table's broadcasts. A seat outside the table is refused on every endpoint.
+            message = f"seat {grant.seat} is not a seat of table {table.id}"
+            raise TokenError("token_bad_seat", message)
+        if grant.generation != table.generations.get(grant.seat, 0):
+            raise TokenError(
+                "token_reissued", "this link was replaced; ask the host for the new one"
+            )
+        return grant
+
     def authorize(self, table_id: str, token: str) -> int | str | None:
         """The seat (or "host") a token admits to `table_id`, None if refused (rtc_routes)."""
+        table = self.registry.tables.get(table_id) if self.registry else None
+        if table is None:
+            return None
         try:
-            grant = self.signer.verify(token, table=table_id)
+            return self.verify(token, table).seat
         except TokenError:
             return None
-        table = self.registry.tables.get(table_id) if self.registry else None
-        if grant.is_host:
-            return grant.seat
-        if table is None or not 1 <= int(grant.seat) <= table.settings.seats:
-            return None
-        return grant.seat
 
     def missing(self, table_id: str) -> tuple[str, str]:
         """Why table `table_id` is not open: (code, message) for the client."""
@@ -149,6 +161,7 @@ class Server:
         return table_links(
             self.signer, self.config.base_url, table.id, table.settings.seats,
             names=[table.settings.name_of(s) for s in range(1, table.settings.seats + 1)],
+            generations=table.generations,
         )  # fmt: skip
 
 
@@ -180,6 +193,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/api/tables", _tables_endpoint(server), methods=["GET", "POST"]),
         Route("/api/tables/{table_id}", _table_endpoint(server)),
         Route("/api/tables/{table_id}/archive", _archive_endpoint(server), methods=["POST"]),
+        Route("/api/tables/{table_id}/reissue", _reissue_endpoint(server), methods=["POST"]),
     ]
     for extra in config.routes:
         routes.extend([extra] if isinstance(extra, BaseRoute) else extra(server))
@@ -246,11 +260,10 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
             code, message = server.missing(grant.table)
             await _refuse(websocket, code, message, CLOSE_NO_TABLE)
             return
-        if not grant.is_host and not 1 <= int(grant.seat) <= table.settings.seats:
-            # Found by tests/fuzz: a genuine token for seat 42 of a 10-seat table broke the
-            # table's broadcasts. A seat outside the table is refused before it is attached.
-            message = f"seat {grant.seat} is not a seat of table {table.id}"
-            await _refuse(websocket, "token_bad_seat", message, CLOSE_UNAUTHORIZED)
+        try:
+            grant = server.verify(token, table)
+        except TokenError as refusal:
+            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
         await _serve_client(server, websocket, table, grant)
 
@@ -433,6 +446,53 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
         return JSONResponse({"id": table_id, "archived": True})
 
     return archive
+
+
+class _Reissue(msgspec.Struct, forbid_unknown_fields=True):
+    seat: int | Literal["host"] | None = None  # None: every seat's link and the host's
+
+
+_REISSUE = msgspec.json.Decoder(_Reissue)
+
+
+def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
+    """POST /api/tables/{id}/reissue {"seat": N | "host"} (or {} for every link), with the
+    admin key or the table's host token: new links, the old tokens refused at once and
+    their sockets closed. Answers the table's links."""
+
+    async def reissue(request: Request) -> Response:
+        table = await server.table(request.path_params["table_id"])
+        if table is None:
+            return _error(404, "no_table", "no such table")
+        scheme, _, key = request.headers.get("authorization", "").partition(" ")
+        host = False
+        if scheme.lower() == "bearer" and not _is_admin(server, request):
+            try:
+                host = server.verify(key, table).is_host
+            except TokenError:
+                host = False
+        if not (host or _is_admin(server, request)):
+            return _error(401, "not_host", "this needs the table's host link or the admin key")
+        try:
+            body = await read_body(request, MAX_BODY_BYTES)
+            wanted = _REISSUE.decode(body) if body else _Reissue()
+        except BadBody as refusal:
+            return _error(refusal.status, refusal.code, refusal.message)
+        except (msgspec.DecodeError, RecursionError) as error:
+            return _error(400, "bad_request", f'expected {{"seat": N | "host"}}: {error}')
+        everyone: list[int | Literal["host"]] = [HOST, *range(1, table.settings.seats + 1)]
+        if wanted.seat is not None and wanted.seat not in everyone:
+            return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
+        seats = everyone if wanted.seat is None else [wanted.seat]
+        try:
+            await table.reissue(seats)
+        except LogUnavailable as failure:
+            return _error(503, "log_unavailable", str(failure))
+        for seat in seats:
+            server.hub.close_viewer(table.id, seat, "token_reissued", "this link was replaced")
+        return JSONResponse(server.links(table))
+
+    return reissue
 
 
 def _phase(table: Table) -> str:
