@@ -616,7 +616,7 @@ def _next_defense(st: _Step) -> None:
         vote.speeches += ({"player": seat, "kind": "defense", "seconds": _num(seconds)},)
         st.speech(Phase.DEFENSE, seat, seconds, "defense", "defense")
         return
-    if s.manual and rules.tie_dialog_options:
+    if s.manual and rules.host_starts_revote:
         # Seed 004, live host: «кожен ще раз говорить, потім ведучий запускає
         # переголосування».
         s.phase = Phase.AWAIT_REVOTE

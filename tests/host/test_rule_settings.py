@@ -1,0 +1,54 @@
+"""Rule settings from `autohost table new --set` and from a table's record in the event log
+are checked by the rules engine's one settings check (plugin/rules/settings.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from plugin.host import engine, table_cli
+from plugin.host.log import EventLog
+from plugin.host.settings import TableSettings
+
+BAD_SETS = [
+    ("defense_seconds=NaN", "defense_seconds"),
+    ("defense_seconds=Infinity", "defense_seconds"),
+    ("defense_seconds=" + "9" * 400, "defense_seconds"),
+    ("defense_seconds=[30]", "defense_seconds"),
+    ("read_candidates_times=1000000000", "read_candidates_times"),
+    ('tie_dialog_options=["speeches","dance"]', "tie_dialog_options"),
+    ("tie_dialog_default=dance", "tie_dialog_default"),
+]
+
+
+@pytest.mark.parametrize(("item", "setting"), BAD_SETS)
+def test_table_new_set_is_bounded(tmp_path: Path, capsys, item: str, setting: str) -> None:
+    db = tmp_path / "autohost.db"
+    assert table_cli.main(["new", "--db", str(db), "--set", item]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and setting in err[0] and "must be" in err[0]
+    assert not db.exists() or sqlite3.connect(db).execute("SELECT * FROM tables").fetchall() == []
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [{"defense_seconds": float("nan")}, {"speech_seconds": int("9" * 400)},
+     {"read_candidates_times": 10**9}, {"tie_dialog_options": ["dance"]}],
+)  # fmt: skip
+def test_overrides_stored_in_the_log_are_refused_on_replay(tmp_path: Path, overrides) -> None:
+    """A log written by an older version (or by hand) is checked when the table is rebuilt."""
+    log = EventLog(tmp_path / "log.db")
+    try:
+        log.create_table(
+            "t1", {**TableSettings(seats=10, seed=1).to_record(), "overrides": overrides}
+        )
+        [(table_id, record)] = log.tables()
+        assert table_id == "t1"
+    finally:
+        log.close()
+    settings = TableSettings.from_record(record)
+    with pytest.raises(engine.InvalidAction) as refused:
+        engine.new_game(settings)
+    assert next(iter(overrides)) in refused.value.message
