@@ -408,11 +408,15 @@ def _begin_vote(st: _Step) -> None:
     if gone and rules.candidate_left_before_vote == "cancel":
         # Seed 000: a candidate who left before the vote → «оно не состоится и в Городе
         # наступит Ночь».
+        s.cancel_next_vote = False  # 9.10: this was the closest vote
         st.say("vote.cancelled", seat=gone[0])
         _finish_vote(st, "cancelled")
         return
-    if s.cancel_next_vote and vote.nominations:
-        s.cancel_next_vote = False
+    # mafiaratings 9.10: a removal cancels the closest vote, which is this day's vote
+    # procedure whatever becomes of it (not held for another reason, or no nominations at
+    # all: docs/scenarios.md); the pending cancellation never outlives it.
+    cancelled, s.cancel_next_vote = s.cancel_next_vote, False
+    if cancelled and vote.nominations:
         st.say("vote.cancelled", seat=(s.removed or vote.nominations)[-1])
         _finish_vote(st, "cancelled")
         return
@@ -561,6 +565,12 @@ def _close_round(st: _Step) -> None:
         return
     same = set(leaders) == set(r.candidates)
     vote.tied = leaders
+    if rules.all_tied_nobody_leaves and s.alive <= set(leaders):
+        # mafiaratings 7.20: «If as a result of voting and then re-voting the table is shared
+        # between all the players in the game, the night is announced. No one leaves.»
+        st.say("tie.again")
+        _finish_vote(st, "nobody")
+        return
     vote.again = rules.repeat_tie if same else rules.narrower_tie
     if s.manual and rules.repeat_tie_dialog_options:
         _open_dialog(
@@ -610,6 +620,10 @@ def _tie_speeches(st: _Step) -> None:
 
 def _next_defense(st: _Step) -> None:
     s, rules, vote = st.s, st.rules, _vote(st)
+    # README: one who leaves during the procedure «gets no speech»: a seat no longer in the
+    # game when his turn would start is skipped (auto and manual alike).
+    while vote.queue and vote.queue[0] not in s.alive:
+        vote.queue = vote.queue[1:]
     if vote.queue:
         seat, vote.queue = vote.queue[0], vote.queue[1:]
         seconds = rules.defense_seconds
@@ -741,18 +755,40 @@ def _on_choice(st: _Step, event: ev.HostChoice) -> None:
         raise InvalidAction("bad_choice", f"unknown choice {choice!r}; one of {list(CHOICES)}")
     if s.phase is Phase.AWAIT_REVOTE:
         if choice != "start_revote":
-            raise IllegalAction("not_offered", f"{choice!r}: the host starts the revote now")
+            raise IllegalAction(
+                "not_offered",
+                f"{choice!r}: the defense speeches are over; the live host starts the revote "
+                "now (start_revote), nothing else",
+            )
         _start_revote(st)
         return
     dialog = s.dialog
     if s.phase is not Phase.DIALOG or dialog is None:
-        raise IllegalAction("no_dialog", f"{choice!r}: no dialog is open")
+        raise IllegalAction("no_dialog", f"{choice!r}: {_why_no_dialog(s)}")
     if choice == "close":
         # Seed 004: closing the window with nothing chosen takes the default.
         choice = dialog.default
     elif choice not in dialog.options:
         raise IllegalAction("not_offered", f"{choice!r} is not offered by the {dialog.kind} dialog")
     _decide(st, dialog, choice)
+
+
+def _why_no_dialog(s: GameState) -> str:
+    """Why the live host has nothing to choose now, in words he can act on."""
+    rules = s.rules
+    if not s.manual:
+        return "no dialog is open: the bot hosts this table (manual mode is off)"
+    if not (rules.tie_dialog_options or rules.repeat_tie_dialog_options):
+        revote = (
+            "; he starts the revote after the defense speeches (start_revote)"
+            if rules.host_starts_revote
+            else ""
+        )
+        return (
+            f"no dialog is open: the {rules.name} rules fix the tie procedure and ask the live "
+            f"host nothing at a tie{revote}"
+        )
+    return f"no dialog is open now ({s.phase.value}); the tie dialog opens at a tie"
 
 
 def _decide(st: _Step, dialog: Dialog, choice: str) -> None:
@@ -830,7 +866,12 @@ def _after_shot(st: _Step) -> None:
     shots = dict(night.shots)
     black = sorted(s.alive & s.black_seats)
     targets = {shots.get(seat) for seat in black}
-    once = len({by for by, _ in night.shots}) == len(night.shots)
+    # GAME.md: every shot a black player sent counts (a second, different seat is a miss);
+    # mafiaratings 8.7 (`repeated_shot_misses`): any repeated shot is a miss.
+    targets |= {target for by, target in night.shots if by in black}
+    once = not st.rules.repeated_shot_misses or len({by for by, _ in night.shots}) == len(
+        night.shots
+    )
     killed = None
     if black and once and all(seat in shots for seat in black) and len(targets) == 1:
         target = targets.pop()

@@ -365,9 +365,11 @@ class _Runner:
         if key == "shots":
             return s.phase is Phase.SHOT and ("shots", s.night, 0) not in self.fed
         if key in ("don_check", "sheriff_check"):
+            # GAME.md: one check of each kind per night; a second waits for the next night.
             phase = Phase.DON_CHECK if key == "don_check" else Phase.SHERIFF_CHECK
             checker = s.seat_of("don" if key == "don_check" else "sheriff")
-            return s.phase is phase and checker in s.alive
+            fresh = (key, s.night, 0) not in self.fed
+            return s.phase is phase and checker in s.alive and fresh
         if key == "best_move":
             return s.best_move_open
         return False
@@ -389,12 +391,14 @@ class _Runner:
             for by, target in value:
                 self._refusable(item, ev.Shoot(by=by, target=target))
         else:
+            if key in ("don_check", "sheriff_check"):
+                self.fed.add((key, s.night, 0))
             self._refusable(item, _event(key, value, s))
 
     def _refusable(self, item: dict[str, Any], event: ev.Event) -> None:
         error = self.send(event)
         if error is not None:
-            self.refused.append({"input": item, "reason": error.reason})
+            self.refused.append({"input": item, "reason": error.reason, "message": error.message})
 
     def _ballot(self, event: ev.Event, voter: int, candidate: int | None) -> None:
         error = self.send(event)
