@@ -15,7 +15,8 @@ from typing import Any
 from . import events as ev
 from .effects import Announce, OpenDialog, VoteFinished
 from .errors import InvalidAction, RuleError
-from .machine import CHOICES, apply, new_game, new_vote
+from .machine import apply, new_game, new_vote
+from .modes import Choice, VotingMode
 from .settings import load_preset
 from .state import DISTRIBUTION, GameState, Phase, check_roles
 
@@ -31,6 +32,7 @@ GAME_INPUTS = (
     "sheriff_check",
     "best_move",
 )
+CHOICES = tuple(choice.value for choice in Choice)
 MAX_STEPS = 200_000
 MAX_DEPTH = 32  # no scenario nests deeper than a handful of levels
 MAX_BYTES = 10_000_000
@@ -161,7 +163,7 @@ def _check_input(item: Any, index: int, players: int, allowed: tuple[str, ...]) 
             if not isinstance(leave, bool):
                 raise ScenarioError(f"{where}.lift[{i}]: the ballot must be true or false")
     elif key == "host":
-        if value not in CHOICES:
+        if not isinstance(value, str) or value not in CHOICES:
             raise ScenarioError(f"{where}.host must be one of {list(CHOICES)}, got {_show(value)}")
     elif key in ("leave", "foul", "pass", "don_check", "sheriff_check"):
         _seat(value, players, f"{where}.{key}")
@@ -413,7 +415,7 @@ class _Runner:
         r = s.vote.round
         day, number = s.day, r.number
         self.fed.add(("round", day, number))
-        if s.rules.voting_mode != "sequential":
+        if s.rules.voting_mode is not VotingMode.SEQUENTIAL:
             for voter, candidate in ballots:
                 self._ballot(ev.CastVote(voter=voter, candidate=candidate), voter, candidate)
             return

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .errors import InvalidAction
+from .modes import DialogKind, RoundKind, Termination, TieAgain, VoteOutcome, Winner
 from .records import make_clone, make_replace, quick_init
 from .settings import Rules
 
@@ -60,6 +61,8 @@ class Phase(Enum):
     OVER = "over"
 
 
+_OVER = Phase.OVER
+
 NIGHT_PHASES = frozenset(
     {
         Phase.BLACK_MEETING,
@@ -74,6 +77,19 @@ NIGHT_PHASES = frozenset(
 SPEECH_PHASES = frozenset({Phase.MORNING_LAST_WORD, Phase.SPEECH, Phase.DEFENSE, Phase.LAST_WORD})
 
 
+@quick_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """The end of the game as one value (python-chess `Outcome`): why it ended and who won
+    (None: no result, the host ended it, or a single-vote scenario is over)."""
+
+    termination: Termination
+    winner: Winner | None
+
+    def record(self) -> dict[str, str | None]:
+        return {"termination": self.termination, "winner": self.winner}
+
+
 class Timer(NamedTuple):
     """The running timer (a tuple: one is made for almost every event)."""
 
@@ -85,7 +101,7 @@ class Timer(NamedTuple):
 @quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Dialog:
-    kind: str  # tie | repeat_tie
+    kind: DialogKind
     candidates: tuple[int, ...]
     options: tuple[str, ...]
     default: str
@@ -98,7 +114,7 @@ class Round:
     and a record is rebuilt on every ballot and every speech; records.py)."""
 
     number: int
-    kind: str
+    kind: RoundKind
     candidates: tuple[int, ...]
     voters: frozenset[int]
     ballots: tuple[tuple[int, int | None], ...] = ()  # accepted, in order received
@@ -135,7 +151,7 @@ class Round:
 
     def record(self) -> dict[str, object]:
         """The conformance shape of a finished round."""
-        if self.kind == "lift":
+        if self.kind is RoundKind.LIFT:
             yes, no = self.lift_tally()
             tally: dict[str, int] = {"for": yes, "against": no}
         else:
@@ -160,9 +176,9 @@ class VoteState:
     queue: tuple[int, ...] = ()  # defense speakers or last words still to come
     tied: tuple[int, ...] = ()  # the candidates of the tie being resolved
     ties: int = 0  # how many ties so far in this procedure
-    again: str = "nobody"  # what a repeated tie does if the live host hands back control
+    again: TieAgain = TieAgain.NOBODY  # what a repeated tie does if the host hands back control
     eliminated: tuple[int, ...] = ()
-    outcome: str | None = None
+    outcome: VoteOutcome | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -230,13 +246,25 @@ class GameState:
     best_move: tuple[int, tuple[int, ...], int] | None = None
     period: int = 0  # 0 night zero, 2n-1 day n, 2n night n (the draw rule counts these)
     last_leave_period: int = 0
-    winner: str | None = None
-    over: bool = False
+    # The end of the game: set once, when the result is known (ending.py). The phase then
+    # is OVER, or FINAL_MINUTE first when the rules give a last speech (mafiaratings 8.19).
+    outcome: Outcome | None = None
     checks: tuple[tuple[int, str, int, bool], ...] = ()  # (checker seat, kind, target, result)
     single_vote: bool = False
     version: int = 0
 
     # ---- questions about the state -------------------------------------------------
+    @property
+    def winner(self) -> Winner | None:
+        """Who won (from `outcome`): city, mafia, draw, or None."""
+        outcome = self.outcome
+        return None if outcome is None else outcome.winner
+
+    @property
+    def over(self) -> bool:
+        """The game accepts nothing more but SetManual (phase OVER, `outcome` set)."""
+        return self.phase is _OVER
+
     def role(self, seat: int) -> str | None:
         return None if self.roles is None else self.roles[seat - 1]
 
@@ -300,7 +328,7 @@ class GameState:
     def tied_top(self) -> tuple[int, ...]:
         """Candidates tied at the top of the live tally (seed 004: outlined in yellow while
         the vote is open); empty unless two or more lead with at least one vote."""
-        if self.vote is None or self.vote.round is None or self.vote.round.kind == "lift":
+        if self.vote is None or self.vote.round is None or self.vote.round.kind is RoundKind.LIFT:
             return ()
         counts = self.vote.round.tally()
         top = max(counts.values(), default=0)

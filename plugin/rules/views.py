@@ -42,6 +42,8 @@ def public_view(state: GameState) -> dict[str, Any]:
         "dialog": None if s.dialog is None else {"kind": s.dialog.kind},
         "winner": s.winner,
         "over": s.over,
+        # The end of the game as one value (added; `winner` and `over` stay for the widgets).
+        "outcome": None if s.outcome is None else s.outcome.record(),
     }
     if s.over and s.roles is not None:
         view["roles"] = {str(seat): role for seat, role in enumerate(s.roles, start=1)}

@@ -307,7 +307,8 @@ def test_classic_live_host_starts_the_revote_and_refusals_say_why() -> None:
     before = d.state
     with pytest.raises(IllegalAction) as refused:
         d.send(ev.HostChoice(choice="revote"))
-    assert refused.value.reason == "no_dialog" and d.state is before
+    assert refused.value.reason == "not_now" and d.state is before
+    assert refused.value.message.startswith("host in phase defense")
     assert "classic rules fix the tie procedure" in refused.value.message
     assert "start_revote" in refused.value.message
     d.tick()
