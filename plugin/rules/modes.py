@@ -97,6 +97,16 @@ class VoteOutcome(StrEnum):
     CANCELLED = "cancelled"
 
 
+class LeaveReason(StrEnum):
+    """Why players leave the game (the PlayersOut effect)."""
+
+    VOTE = "vote"
+    KILLED = "killed"
+    FOULS = "fouls"
+    DISQUALIFIED = "disqualified"
+    LEFT = "left"
+
+
 class Winner(StrEnum):
     CITY = "city"
     MAFIA = "mafia"

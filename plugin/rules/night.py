@@ -19,6 +19,7 @@ from __future__ import annotations
 from . import day, guards, removals
 from . import events as ev
 from .effects import PrivateResult
+from .modes import LeaveReason
 from .state import NightRecord, Phase, check_seat
 from .step import Step, tonight
 
@@ -84,7 +85,7 @@ def after_shot(st: Step) -> None:
         s.victim = killed
         if s.first_killed is None:
             s.first_killed = killed
-        removals.leave(st, (killed,), "killed")
+        removals.leave(st, (killed,), LeaveReason.KILLED)
         if s.outcome is not None:
             return
     s.phase = Phase.DON_CHECK

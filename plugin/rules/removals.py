@@ -20,12 +20,12 @@ from . import day, ending, voting
 from . import events as ev
 from .effects import CloseDialog, PlayersOut
 from .errors import IllegalAction
-from .modes import RemovalCancels, ThirdFoul, VoteOutcome
+from .modes import LeaveReason, RemovalCancels, ThirdFoul, VoteOutcome
 from .state import SPEECH_PHASES, check_seat
 from .step import Step
 
 
-def leave(st: Step, seats: tuple[int, ...], reason: str) -> None:
+def leave(st: Step, seats: tuple[int, ...], reason: LeaveReason) -> None:
     """These seats are out of the game now; then the end of the game is checked."""
     s = st.s
     s.alive -= set(seats)
@@ -57,14 +57,14 @@ def _player_in_game(st: Step, seat: object) -> int:
 def on_leave(st: Step, event: ev.PlayerLeft) -> None:
     seat = _player_in_game(st, event.seat)
     st.say("player.left", seat=seat)
-    leave(st, (seat,), "left")
+    leave(st, (seat,), LeaveReason.LEFT)
     _out_of_turn(st, seat)
 
 
 def on_disqualify(st: Step, event: ev.Disqualify) -> None:
     seat = _player_in_game(st, event.seat)
     st.say("disqualified", seat=seat)
-    leave(st, (seat,), "disqualified")
+    leave(st, (seat,), LeaveReason.DISQUALIFIED)
     _removal_cancels_vote(st, seat)
     _out_of_turn(st, seat)
 
@@ -101,7 +101,7 @@ def on_foul(st: Step, event: ev.Foul) -> None:
         # mafiaratings 9.9: the fourth foul removes the player at once, without a last word.
         st.say("foul.removed", seat=seat)
         s.removed += (seat,)
-        leave(st, (seat,), "fouls")
+        leave(st, (seat,), LeaveReason.FOULS)
         _removal_cancels_vote(st, seat)
         _out_of_turn(st, seat)
     elif count == rules.removal_fouls - 1 and rules.third_foul is not ThirdFoul.NONE:

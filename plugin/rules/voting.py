@@ -26,6 +26,7 @@ from . import events as ev
 from .effects import VoteFinished
 from .modes import (
     CandidateLeft,
+    LeaveReason,
     RoundKind,
     SingleCandidate,
     VoteOutcome,
@@ -196,7 +197,7 @@ def eliminate(st: Step, seats: tuple[int, ...]) -> None:
         st.say("player.out", seat=seat)
     leaving = tuple(seat for seat in seats if seat in s.alive)
     if leaving:
-        removals.leave(st, leaving, "vote")
+        removals.leave(st, leaving, LeaveReason.VOTE)
     if s.outcome is not None:
         finish_vote(st, VoteOutcome.ELIMINATED)
         return
