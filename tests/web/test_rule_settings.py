@@ -34,3 +34,11 @@ def test_non_finite_numbers_in_the_body_are_refused(app_client: TestClient) -> N
         answer = app_client.post("/api/tables", content=body, headers=admin)
         assert answer.status_code == 400, (literal, answer.text)
     assert app_client.get("/api/tables", headers=admin).json() == []
+
+
+def test_a_seat_written_with_a_non_ascii_digit_is_refused(app_client: TestClient) -> None:
+    """Bug: {"roles": {"²": "don"}} passed isdigit() and int() raised: a 500, not a 400."""
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    answer = app_client.post("/api/tables", json={"roles": {"²": "don"}}, headers=admin)
+    assert answer.status_code == 400 and answer.json()["error"] == "bad_roles"
+    assert app_client.get("/api/tables", headers=admin).json() == []
