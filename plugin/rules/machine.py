@@ -37,19 +37,9 @@ from . import events as ev
 from .effects import Effect, SetSpeakers
 from .errors import IllegalAction, InvalidAction
 from .events import EVENT_TYPES
+from .roles import DISTRIBUTION, check_roles, deal_roles
 from .settings import Rules
-from .state import (
-    DISTRIBUTION,
-    GameState,
-    Phase,
-    Timer,
-    VoteState,
-    check_roles,
-    check_seat,
-    clone_state,
-    clone_vote,
-    deal_roles,
-)
+from .state import GameState, Phase, Timer, VoteState, check_seat, clone_state, clone_vote
 from .step import Step
 
 # ---- creating a table ------------------------------------------------------------------

@@ -17,8 +17,9 @@ from .effects import Announce, OpenDialog, VoteFinished
 from .errors import InvalidAction, RuleError
 from .machine import apply, new_game, new_vote
 from .modes import Choice, VotingMode
+from .roles import DISTRIBUTION, check_roles
 from .settings import load_preset
-from .state import DISTRIBUTION, GameState, Phase, check_roles
+from .state import GameState, Phase
 
 VOTE_INPUTS = ("votes", "lift", "host", "leave")
 GAME_INPUTS = (

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import BLACK, NIGHT_PHASES, GameState, Phase
+from .roles import BLACK
+from .state import NIGHT_PHASES, GameState, Phase
 
 _AFTER_SHOT = frozenset({Phase.DON_CHECK, Phase.SHERIFF_CHECK})
 
