@@ -1,10 +1,10 @@
 """May this seat do this now? One predicate per kind of act (python-chess `is_legal`).
 
 The phase is the transition table's question (machine.py `ACCEPTS`); these answer the rest
-for a phase that accepts the event. Each returns the refusal (an IllegalAction, or for
-the hottest ones a reason code that `refusal` words) or None when the act is allowed; the
-reasons are the conformance codes where one exists. The handlers
-raise the refusal; `legal_actions` lists what gets None, so the two never disagree.
+for a phase that accepts the event. Each returns the refusal (an IllegalAction, or for the
+hottest ones a reason code that `refusal` words) or None when the act is allowed; reasons
+are the conformance codes where one exists. The handlers raise the refusal and
+`legal_actions` lists what gets None, so the two never disagree.
 """
 
 from __future__ import annotations
