@@ -1,4 +1,7 @@
-"""`autohost scenario FILE.json`: run one conformance scenario, print the result JSON."""
+"""`autohost scenario FILE.json`: run one conformance scenario, print the result JSON.
+
+Exit 0 with one JSON object on stdout; a malformed file exits 2 with one line on stderr.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import argparse
 import json
 import sys
 
-from plugin.rules.scenario import ScenarioError, parse, run
+from plugin.rules.scenario import ScenarioError, load, run
 
 
 def main(argv: list[str]) -> int:
@@ -14,19 +17,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("file", help="a scenario file (shared/conformance/README.md, GAME.md)")
     args = parser.parse_args(argv)
     try:
-        with open(args.file, encoding="utf-8") as handle:
-            document = json.load(handle)
+        with open(args.file, "rb") as handle:
+            data = handle.read()
     except OSError as error:
         print(f"autohost scenario: cannot read {args.file}: {error.strerror}", file=sys.stderr)
         return 2
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        print(f"autohost scenario: {args.file} is not valid JSON: {error}", file=sys.stderr)
-        return 2
     try:
-        result = run(parse(document))
+        text = json.dumps(run(load(data)), allow_nan=False)
     except ScenarioError as error:
-        print(f"autohost scenario: {args.file}: {error.message}", file=sys.stderr)
+        message = " ".join(error.message.split())  # always one line
+        print(f"autohost scenario: {args.file}: {message}", file=sys.stderr)
         return 2
-    json.dump(result, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(text + "\n")
     return 0

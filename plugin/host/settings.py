@@ -94,7 +94,7 @@ class TableSettings:
                 raise SettingsError("bad_roles", "roles must be an object {seat: role}")
             parsed_roles = {}
             for key, role in roles.items():
-                seat = int(key) if isinstance(key, str) and key.isdigit() else key
+                seat = int(key) if isinstance(key, str) and key.isascii() and key.isdigit() else key
                 if not _is_int(seat) or not 1 <= seat <= seats or role not in ROLE_NAMES:
                     raise SettingsError("bad_roles", f"roles: {key!r}: {role!r} is not valid")
                 parsed_roles[seat] = role

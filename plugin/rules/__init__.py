@@ -4,7 +4,10 @@
     state, effects = apply(state, StartGame())
 
 `apply` refuses an illegal event with IllegalAction and a malformed one with
-InvalidAction, leaving the state as it was. `legal_actions` answers what may happen now.
+InvalidAction, leaving the state as it was: which events a phase accepts is one table
+(machine.ACCEPTS), the rest is asked of the guards (guards.py), which `legal_actions` uses
+to answer what may happen now. The end of the game is one value, `state.outcome`
+(Outcome(termination, winner)); every mode is an enum of modes.py that is its own string.
 """
 
 from .effects import Effect
@@ -13,7 +16,7 @@ from .events import Event
 from .legal import legal_actions
 from .machine import apply, new_game, new_vote
 from .settings import Rules, load_preset, preset_names, with_overrides
-from .state import GameState, Phase
+from .state import GameState, Outcome, Phase
 
 __all__ = [
     "Effect",
@@ -21,6 +24,7 @@ __all__ = [
     "GameState",
     "IllegalAction",
     "InvalidAction",
+    "Outcome",
     "Phase",
     "RuleError",
     "Rules",

@@ -1,13 +1,19 @@
 """What may happen now: asking is separate from doing (python-chess's legal_moves / push).
 
-`legal_actions(state)` lists concrete events that `apply` accepts in this state. It leaves
-out the events that are legal at any moment for any seat in the game (PlayerLeft, Foul,
-Disqualify, EndGame, SetManual); `always_legal(state)` lists those.
+`legal_actions(state)` lists concrete events that `apply` accepts in this state: an event
+kind the transition table (machine.ACCEPTS) accepts in this phase, filtered by the same
+guard its handler uses (guards.py), so listing and applying never disagree. It leaves out
+the events that are legal at any moment for any seat in the game (PlayerLeft, Foul,
+Disqualify, EndGame, SetManual); `always_legal(state)` lists those. A best move (three
+seats out of the table) is listed once, as an example of the kind.
 """
 
 from __future__ import annotations
 
 from . import events as ev
+from . import guards
+from .machine import accepts
+from .modes import Choice, RoundKind
 from .state import GameState, Phase
 
 
@@ -16,68 +22,55 @@ def legal_actions(state: GameState) -> list[ev.Event]:
     s = state
     if s.over:
         return []
-    actions: list[ev.Event] = []
     if s.phase is Phase.LOBBY:
         return [ev.StartGame()]
+    actions: list[ev.Event] = []
     if s.timer is not None:
         actions.append(ev.TimerExpired(timer=s.timer.id))
-    alive = sorted(s.alive)
-    if s.speaker is not None and s.phase in (
-        Phase.SPEECH,
-        Phase.DEFENSE,
-        Phase.LAST_WORD,
-        Phase.MORNING_LAST_WORD,
-    ):
-        actions.append(ev.PassSpeech(seat=s.speaker))
-    if s.phase is Phase.SPEECH and s.speaker is not None:
-        day = s.days[-1]
-        if not any(by == s.speaker for by, _ in day.nominations):
-            taken = {target for _, target in day.nominations}
-            actions += [
-                ev.Nominate(by=s.speaker, target=seat) for seat in alive if seat not in taken
-            ]
-    if s.best_move_open and s.speaker is not None:
-        others = [seat for seat in range(1, s.players + 1) if seat != s.speaker]
-        actions.append(ev.BestMove(by=s.speaker, seats=tuple(others[:3])))
-    if s.phase is Phase.VOTING and s.vote is not None and s.vote.round is not None:
-        r = s.vote.round
-        for voter in sorted(s.voters):
-            if r.kind == "lift":
+    seats = range(1, s.players + 1)
+    speaker = s.speaker
+    if speaker is not None and accepts(s, ev.PassSpeech) and guards.passing(s, speaker) is None:
+        actions.append(ev.PassSpeech(seat=speaker))
+    if speaker is not None and accepts(s, ev.Nominate):
+        actions += [
+            ev.Nominate(by=speaker, target=seat)
+            for seat in sorted(s.alive)
+            if guards.nomination(s, speaker, seat) is None
+        ]
+    if speaker is not None and accepts(s, ev.BestMove) and guards.best_move(s, speaker) is None:
+        others = [seat for seat in seats if seat != speaker]
+        actions.append(ev.BestMove(by=speaker, seats=tuple(others[:3])))
+    r = s.vote.round if s.phase is Phase.VOTING and s.vote is not None else None
+    if r is not None and r.kind is RoundKind.LIFT:
+        for voter in sorted(s.voters):  # in the round, in the game, not voted yet
+            if guards.lift_ballot(s, voter) is None:
                 actions += [
                     ev.CastLift(voter=voter, leave=True),
                     ev.CastLift(voter=voter, leave=False),
                 ]
-                continue
-            if s.rules.abstention_allowed:
-                actions.append(ev.CastVote(voter=voter, candidate=None))
-            if s.rules.voting_mode == "sequential":
-                choices = [r.candidates[r.window]]
-            else:
-                choices = list(r.candidates)
+    elif r is not None:
+        choices: tuple[int | None, ...] = (None, *r.candidates)
+        for voter in sorted(s.voters):
             actions += [
                 ev.CastVote(voter=voter, candidate=c)
                 for c in choices
-                if c != voter or s.rules.self_vote_allowed
+                if guards.ballot(s, voter, c) is None
             ]
-    if s.phase is Phase.DIALOG and s.dialog is not None:
-        actions += [ev.HostChoice(choice=c) for c in (*s.dialog.options, "close")]
-    if s.phase is Phase.AWAIT_REVOTE:
-        actions.append(ev.HostChoice(choice="start_revote"))
-    if s.phase is Phase.SHOT:
-        shot = {by for by, _ in s.nights[-1].shots}
+    if accepts(s, ev.HostChoice):
+        actions += [ev.HostChoice(choice=c) for c in Choice if guards.host_choice(s, c) is None]
+    if accepts(s, ev.Shoot):
+        # Every seat may be shot at (a seat out of the game makes a miss), and a second shot
+        # is taken too (it counts, or misses under mafiaratings 8.7: night.py).
         actions += [
             ev.Shoot(by=by, target=target)
-            for by in alive
-            if s.is_black(by) and by not in shot
-            for target in alive
+            for by in sorted(s.alive)
+            if guards.shot(s, by) is None
+            for target in seats
         ]
-    for role, phase, done, make in (
-        ("don", Phase.DON_CHECK, "don_check", ev.DonCheck),
-        ("sheriff", Phase.SHERIFF_CHECK, "sheriff_check", ev.SheriffCheck),
-    ):
-        checker = s.seat_of(role)
-        if s.phase is phase and checker in s.alive and getattr(s.nights[-1], done) is None:
-            actions += [make(target=seat) for seat in range(1, s.players + 1)]
+    if accepts(s, ev.DonCheck) and guards.check(s, "don") is None:
+        actions += [ev.DonCheck(target=seat) for seat in seats]
+    if accepts(s, ev.SheriffCheck) and guards.check(s, "sheriff") is None:
+        actions += [ev.SheriffCheck(target=seat) for seat in seats]
     return actions
 
 

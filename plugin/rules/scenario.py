@@ -7,15 +7,19 @@ reads the file.
 
 from __future__ import annotations
 
+import json
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import events as ev
 from .effects import Announce, OpenDialog, VoteFinished
 from .errors import InvalidAction, RuleError
-from .machine import CHOICES, apply, new_game, new_vote
+from .machine import apply, new_game, new_vote
+from .modes import Choice, VotingMode
+from .roles import DISTRIBUTION, check_roles
 from .settings import load_preset
-from .state import DISTRIBUTION, GameState, Phase, check_roles
+from .state import GameState, Phase
 
 VOTE_INPUTS = ("votes", "lift", "host", "leave")
 GAME_INPUTS = (
@@ -29,7 +33,10 @@ GAME_INPUTS = (
     "sheriff_check",
     "best_move",
 )
+CHOICES = tuple(choice.value for choice in Choice)
 MAX_STEPS = 200_000
+MAX_DEPTH = 32  # no scenario nests deeper than a handful of levels
+MAX_BYTES = 10_000_000
 
 
 class ScenarioError(InvalidAction):
@@ -39,12 +46,84 @@ class ScenarioError(InvalidAction):
         super().__init__("bad_scenario", message)
 
 
+# ---- reading a file --------------------------------------------------------------------
+
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel, _SHOW.maxstring, _SHOW.maxlong, _SHOW.maxother = 2, 40, 24, 40
+_SHOW.maxlist = _SHOW.maxdict = 4
+
+
+def _show(value: Any) -> str:
+    """A short one-line picture of a value for a message (never a 5,000-digit number)."""
+    return _SHOW.repr(value)
+
+
+def _no_constant(name: str) -> Any:
+    raise ScenarioError(f"{name} is not a JSON number (non-finite numbers are not allowed)")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if number in (float("inf"), float("-inf")):
+        raise ScenarioError(f"the number {text[:24]} is too large")
+    return number
+
+
+def _whole(text: str) -> int:
+    if len(text.lstrip("-")) > 30:  # no seat, count or seed needs more digits
+        raise ScenarioError(f"the number {text[:24]}… has {len(text)} digits; too large")
+    return int(text)
+
+
+def _depth(document: Any) -> int:
+    """How deeply the document nests (iterative: a deep file never recurses)."""
+    deepest, stack = 0, [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                break
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+    return deepest
+
+
+def load(data: bytes) -> Scenario:
+    """Read and validate a scenario file's bytes; ScenarioError names the first problem.
+
+    Anything malformed is refused here, never raised as something else: bytes that are not
+    UTF-8 or not JSON, an empty file, NaN and Infinity, numbers too large (a 5,000-digit
+    integer), nesting too deep (arrays 100,000 deep), wrong types anywhere (parse)."""
+    if not data.strip():
+        raise ScenarioError("the file is empty")
+    if len(data) > MAX_BYTES:
+        raise ScenarioError(f"the file is over {MAX_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ScenarioError(f"not valid JSON: not UTF-8 at byte {error.start}") from None
+    try:
+        document = json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite, parse_int=_whole
+        )
+    except json.JSONDecodeError as error:
+        raise ScenarioError(f"not valid JSON: {error}") from None
+    except RecursionError:
+        raise ScenarioError(f"not valid JSON: nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as error:  # a number Python will not convert
+        raise ScenarioError(f"not valid JSON: {_show(str(error))}") from None
+    if _depth(document) > MAX_DEPTH:
+        raise ScenarioError(f"the file nests deeper than {MAX_DEPTH} levels")
+    return parse(document)
+
+
 # ---- validation ------------------------------------------------------------------------
 
 
 def _int(value: Any, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ScenarioError(f"{where} must be an integer, got {value!r}")
+        raise ScenarioError(f"{where} must be an integer, got {_show(value)}")
     return value
 
 
@@ -57,23 +136,23 @@ def _seat(value: Any, players: int, where: str) -> int:
 
 def _seats(value: Any, players: int, where: str) -> list[int]:
     if not isinstance(value, list):
-        raise ScenarioError(f"{where} must be a list of seats, got {value!r}")
+        raise ScenarioError(f"{where} must be a list of seats, got {_show(value)}")
     return [_seat(item, players, f"{where}[{i}]") for i, item in enumerate(value)]
 
 
 def _pairs(value: Any, where: str) -> list[list[Any]]:
     if not isinstance(value, list) or not all(isinstance(p, list) and len(p) == 2 for p in value):
-        raise ScenarioError(f"{where} must be a list of [a, b] pairs, got {value!r}")
+        raise ScenarioError(f"{where} must be a list of [a, b] pairs, got {_show(value)}")
     return value
 
 
 def _check_input(item: Any, index: int, players: int, allowed: tuple[str, ...]) -> dict[str, Any]:
     where = f"inputs[{index}]"
     if not isinstance(item, dict) or len(item) != 1:
-        raise ScenarioError(f"{where} must be an object with exactly one key, got {item!r}")
+        raise ScenarioError(f"{where} must be an object with exactly one key, got {_show(item)}")
     ((key, value),) = item.items()
     if key not in allowed:
-        raise ScenarioError(f"{where}: unknown input {key!r} (one of {', '.join(allowed)})")
+        raise ScenarioError(f"{where}: unknown input {_show(key)} (one of {', '.join(allowed)})")
     if key == "votes":
         for i, (voter, candidate) in enumerate(_pairs(value, f"{where}.votes")):
             _seat(voter, players, f"{where}.votes[{i}] voter")
@@ -85,13 +164,13 @@ def _check_input(item: Any, index: int, players: int, allowed: tuple[str, ...]) 
             if not isinstance(leave, bool):
                 raise ScenarioError(f"{where}.lift[{i}]: the ballot must be true or false")
     elif key == "host":
-        if value not in CHOICES:
-            raise ScenarioError(f"{where}.host must be one of {list(CHOICES)}, got {value!r}")
+        if not isinstance(value, str) or value not in CHOICES:
+            raise ScenarioError(f"{where}.host must be one of {list(CHOICES)}, got {_show(value)}")
     elif key in ("leave", "foul", "pass", "don_check", "sheriff_check"):
         _seat(value, players, f"{where}.{key}")
     elif key == "nominate":
         if not isinstance(value, list) or len(value) != 2:
-            raise ScenarioError(f"{where}.nominate must be [by, target], got {value!r}")
+            raise ScenarioError(f"{where}.nominate must be [by, target], got {_show(value)}")
         _seats(value, players, f"{where}.nominate")
     elif key == "shots":
         for i, pair in enumerate(_pairs(value, f"{where}.shots")):
@@ -107,8 +186,12 @@ def _check_input(item: Any, index: int, players: int, allowed: tuple[str, ...]) 
 
 def _until_period(value: Any, where: str) -> int:
     parts = value.split() if isinstance(value, str) else []
-    if len(parts) != 2 or parts[0] not in ("day", "night") or not parts[1].isdigit():
-        raise ScenarioError(f'{where}.until must be "day N" or "night N", got {value!r}')
+    if (
+        len(parts) != 2
+        or parts[0] not in ("day", "night")
+        or not (parts[1].isascii() and parts[1].isdigit() and len(parts[1]) <= 4)
+    ):
+        raise ScenarioError(f'{where}.until must be "day N" or "night N", got {_show(value)}')
     number = int(parts[1])
     if parts[0] == "day" and number < 1:
         raise ScenarioError(f"{where}.until: days count from 1")
@@ -135,14 +218,14 @@ def parse(doc: Any) -> Scenario:
         raise ScenarioError("a scenario must be a JSON object")
     kind = doc.get("kind", "vote")
     if kind not in ("vote", "game"):
-        raise ScenarioError(f'kind must be "vote" or "game", got {kind!r}')
+        raise ScenarioError(f'kind must be "vote" or "game", got {_show(kind)}')
     if "name" in doc and not isinstance(doc["name"], str):
         raise ScenarioError("name must be a string")
     if "rules" not in doc:
         raise ScenarioError("missing field 'rules'")
     preset = doc["rules"]
     if not isinstance(preset, str):
-        raise ScenarioError(f"rules must be a preset name, got {preset!r}")
+        raise ScenarioError(f"rules must be a preset name, got {_show(preset)}")
     settings = doc.get("settings", {})
     if not isinstance(settings, dict):
         raise ScenarioError("settings must be an object")
@@ -152,7 +235,7 @@ def parse(doc: Any) -> Scenario:
         raise ScenarioError(error.message) from None
     host = doc.get("host", "auto")
     if host not in ("auto", "manual"):
-        raise ScenarioError(f'host must be "auto" or "manual", got {host!r}')
+        raise ScenarioError(f'host must be "auto" or "manual", got {_show(host)}')
     if "players" not in doc:
         raise ScenarioError("missing field 'players'")
     players = _int(doc["players"], "players")
@@ -178,8 +261,8 @@ def parse(doc: Any) -> Scenario:
         if set(scenario.nominations) & set(scenario.out):
             raise ScenarioError("nominations: a nominated seat is already out")
         scenario.day = _int(doc.get("day", 1), "day")
-        if scenario.day < 1:
-            raise ScenarioError("day must be 1 or more")
+        if not 1 <= scenario.day <= 1000:
+            raise ScenarioError("day must be 1..1000")
     else:
         roles = doc.get("roles")
         if roles is not None:
@@ -187,8 +270,8 @@ def parse(doc: Any) -> Scenario:
                 raise ScenarioError("roles must be an object of seat -> role")
             parsed: dict[int, str] = {}
             for key, role in roles.items():
-                if not isinstance(key, str) or not key.isdigit():
-                    raise ScenarioError(f"roles: {key!r} is not a seat number")
+                if not (key.isascii() and key.isdigit() and len(key) <= 3):
+                    raise ScenarioError(f"roles: {_show(key)} is not a seat number")
                 parsed[_seat(int(key), players, "roles")] = role
             try:
                 check_roles(players, parsed)
@@ -196,6 +279,8 @@ def parse(doc: Any) -> Scenario:
                 raise ScenarioError(error.message) from None
             scenario.roles = parsed
         scenario.seed = _int(doc.get("seed", 0), "seed")
+        if not 0 <= scenario.seed < 2**64:
+            raise ScenarioError("seed must be 0..2**64-1")
     return scenario
 
 
@@ -283,9 +368,11 @@ class _Runner:
         if key == "shots":
             return s.phase is Phase.SHOT and ("shots", s.night, 0) not in self.fed
         if key in ("don_check", "sheriff_check"):
+            # GAME.md: one check of each kind per night; a second waits for the next night.
             phase = Phase.DON_CHECK if key == "don_check" else Phase.SHERIFF_CHECK
             checker = s.seat_of("don" if key == "don_check" else "sheriff")
-            return s.phase is phase and checker in s.alive
+            fresh = (key, s.night, 0) not in self.fed
+            return s.phase is phase and checker in s.alive and fresh
         if key == "best_move":
             return s.best_move_open
         return False
@@ -307,12 +394,14 @@ class _Runner:
             for by, target in value:
                 self._refusable(item, ev.Shoot(by=by, target=target))
         else:
+            if key in ("don_check", "sheriff_check"):
+                self.fed.add((key, s.night, 0))
             self._refusable(item, _event(key, value, s))
 
     def _refusable(self, item: dict[str, Any], event: ev.Event) -> None:
         error = self.send(event)
         if error is not None:
-            self.refused.append({"input": item, "reason": error.reason})
+            self.refused.append({"input": item, "reason": error.reason, "message": error.message})
 
     def _ballot(self, event: ev.Event, voter: int, candidate: int | None) -> None:
         error = self.send(event)
@@ -327,7 +416,7 @@ class _Runner:
         r = s.vote.round
         day, number = s.day, r.number
         self.fed.add(("round", day, number))
-        if s.rules.voting_mode != "sequential":
+        if s.rules.voting_mode is not VotingMode.SEQUENTIAL:
             for voter, candidate in ballots:
                 self._ballot(ev.CastVote(voter=voter, candidate=candidate), voter, candidate)
             return
@@ -409,7 +498,7 @@ def _event(key: str, value: Any, state: GameState) -> ev.Event:
         return ev.BestMove(by=by, seats=tuple(value))
     if key == "until":
         raise AssertionError("until is handled by the runner")
-    raise ScenarioError(f"unknown input {key!r}")
+    raise ScenarioError(f"unknown input {_show(key)}")
 
 
 def run(scenario: Scenario) -> dict[str, Any]:

@@ -13,24 +13,13 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .errors import InvalidAction
+from .modes import DialogKind, RoundKind, Termination, TieAgain, VoteOutcome, Winner
 from .records import make_clone, make_replace, quick_init
+from .roles import BLACK
+from .roles import DISTRIBUTION as DISTRIBUTION  # re-exported: state.py held them before
+from .roles import check_roles as check_roles
+from .roles import deal_roles as deal_roles
 from .settings import Rules
-
-ROLES = ("civilian", "sheriff", "mafia", "don")
-BLACK = frozenset({"mafia", "don"})
-
-# Seats per role for each table size: (don, mafia, sheriff); the rest are civilians.
-# 10 is the sport-mafia table (mafiaratings rules 1.1: seven red cards, three black).
-# Smaller and larger tables keep roughly three red players per black one.
-DISTRIBUTION: dict[int, tuple[int, int, int]] = {
-    7: (1, 1, 1),
-    8: (1, 1, 1),
-    9: (1, 2, 1),
-    10: (1, 2, 1),
-    11: (1, 2, 1),
-    12: (1, 3, 1),
-}
-MIN_SEATS, MAX_SEATS = min(DISTRIBUTION), max(DISTRIBUTION)
 
 
 class Phase(Enum):
@@ -60,6 +49,8 @@ class Phase(Enum):
     OVER = "over"
 
 
+_OVER = Phase.OVER
+
 NIGHT_PHASES = frozenset(
     {
         Phase.BLACK_MEETING,
@@ -74,6 +65,19 @@ NIGHT_PHASES = frozenset(
 SPEECH_PHASES = frozenset({Phase.MORNING_LAST_WORD, Phase.SPEECH, Phase.DEFENSE, Phase.LAST_WORD})
 
 
+@quick_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """The end of the game as one value (python-chess `Outcome`): why it ended and who won
+    (None: no result, the host ended it, or a single-vote scenario is over)."""
+
+    termination: Termination
+    winner: Winner | None
+
+    def record(self) -> dict[str, str | None]:
+        return {"termination": self.termination, "winner": self.winner}
+
+
 class Timer(NamedTuple):
     """The running timer (a tuple: one is made for almost every event)."""
 
@@ -85,7 +89,7 @@ class Timer(NamedTuple):
 @quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Dialog:
-    kind: str  # tie | repeat_tie
+    kind: DialogKind
     candidates: tuple[int, ...]
     options: tuple[str, ...]
     default: str
@@ -98,7 +102,7 @@ class Round:
     and a record is rebuilt on every ballot and every speech; records.py)."""
 
     number: int
-    kind: str
+    kind: RoundKind
     candidates: tuple[int, ...]
     voters: frozenset[int]
     ballots: tuple[tuple[int, int | None], ...] = ()  # accepted, in order received
@@ -135,7 +139,7 @@ class Round:
 
     def record(self) -> dict[str, object]:
         """The conformance shape of a finished round."""
-        if self.kind == "lift":
+        if self.kind is RoundKind.LIFT:
             yes, no = self.lift_tally()
             tally: dict[str, int] = {"for": yes, "against": no}
         else:
@@ -160,9 +164,9 @@ class VoteState:
     queue: tuple[int, ...] = ()  # defense speakers or last words still to come
     tied: tuple[int, ...] = ()  # the candidates of the tie being resolved
     ties: int = 0  # how many ties so far in this procedure
-    again: str = "nobody"  # what a repeated tie does if the live host hands back control
+    again: TieAgain = TieAgain.NOBODY  # what a repeated tie does if the host hands back control
     eliminated: tuple[int, ...] = ()
-    outcome: str | None = None
+    outcome: VoteOutcome | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -230,13 +234,25 @@ class GameState:
     best_move: tuple[int, tuple[int, ...], int] | None = None
     period: int = 0  # 0 night zero, 2n-1 day n, 2n night n (the draw rule counts these)
     last_leave_period: int = 0
-    winner: str | None = None
-    over: bool = False
+    # The end of the game: set once, when the result is known (ending.py). The phase then
+    # is OVER, or FINAL_MINUTE first when the rules give a last speech (mafiaratings 8.19).
+    outcome: Outcome | None = None
     checks: tuple[tuple[int, str, int, bool], ...] = ()  # (checker seat, kind, target, result)
     single_vote: bool = False
     version: int = 0
 
     # ---- questions about the state -------------------------------------------------
+    @property
+    def winner(self) -> Winner | None:
+        """Who won (from `outcome`): city, mafia, draw, or None."""
+        outcome = self.outcome
+        return None if outcome is None else outcome.winner
+
+    @property
+    def over(self) -> bool:
+        """The game accepts nothing more but SetManual (phase OVER, `outcome` set)."""
+        return self.phase is _OVER
+
     def role(self, seat: int) -> str | None:
         return None if self.roles is None else self.roles[seat - 1]
 
@@ -300,7 +316,7 @@ class GameState:
     def tied_top(self) -> tuple[int, ...]:
         """Candidates tied at the top of the live tally (seed 004: outlined in yellow while
         the vote is open); empty unless two or more lead with at least one vote."""
-        if self.vote is None or self.vote.round is None or self.vote.round.kind == "lift":
+        if self.vote is None or self.vote.round is None or self.vote.round.kind is RoundKind.LIFT:
             return ()
         counts = self.vote.round.tally()
         top = max(counts.values(), default=0)
@@ -333,45 +349,3 @@ def check_seat(state: GameState, seat: object, what: str = "seat") -> int:
     if type(seat) is not int or not 1 <= seat <= state.players:  # a bool is not a seat
         raise InvalidAction("bad_seat", f"{what} {seat!r} is not a seat of this table")
     return seat
-
-
-def deal_roles(players: int, seed: int) -> tuple[str, ...]:
-    """Roles for a table, shuffled by a seed given as data (splitmix64, no `random`)."""
-    don, mafia, sheriff = DISTRIBUTION[players]
-    deck = ["don"] * don + ["mafia"] * mafia + ["sheriff"] * sheriff
-    deck += ["civilian"] * (players - len(deck))
-    x = seed & 0xFFFFFFFFFFFFFFFF
-
-    def draw() -> int:
-        nonlocal x
-        x = (x + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-        z = x
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return z ^ (z >> 31)
-
-    for i in range(len(deck) - 1, 0, -1):
-        j = draw() % (i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return tuple(deck)
-
-
-def check_roles(players: int, roles: dict[int, str]) -> tuple[str, ...]:
-    """Roles assigned by the host; they must fit the table's distribution."""
-    if players not in DISTRIBUTION:
-        raise InvalidAction(
-            "bad_table", f"a table has {MIN_SEATS} to {MAX_SEATS} players, not {players}"
-        )
-    deck = ["civilian"] * players
-    for seat, role in roles.items():
-        if not 1 <= seat <= players:
-            raise InvalidAction("bad_seat", f"roles: seat {seat} is not a seat of this table")
-        if role not in ROLES:
-            raise InvalidAction("bad_role", f"roles: unknown role {role!r} for seat {seat}")
-        deck[seat - 1] = role
-    don, mafia, sheriff = DISTRIBUTION[players]
-    want = {"don": don, "mafia": mafia, "sheriff": sheriff}
-    have = {name: deck.count(name) for name in want}
-    if have != want:
-        raise InvalidAction("bad_roles", f"roles for {players} players must be {want}, got {have}")
-    return tuple(deck)

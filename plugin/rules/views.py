@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .state import BLACK, NIGHT_PHASES, GameState, Phase
+from .roles import BLACK
+from .state import NIGHT_PHASES, GameState, Phase
 
 _AFTER_SHOT = frozenset({Phase.DON_CHECK, Phase.SHERIFF_CHECK})
 
@@ -42,6 +43,8 @@ def public_view(state: GameState) -> dict[str, Any]:
         "dialog": None if s.dialog is None else {"kind": s.dialog.kind},
         "winner": s.winner,
         "over": s.over,
+        # The end of the game as one value (added; `winner` and `over` stay for the widgets).
+        "outcome": None if s.outcome is None else s.outcome.record(),
     }
     if s.over and s.roles is not None:
         view["roles"] = {str(seat): role for seat, role in enumerate(s.roles, start=1)}

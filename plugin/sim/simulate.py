@@ -61,6 +61,13 @@ def _choose(state: GameState, rng: random.Random) -> ev.Event:
     timer = [a for a in actions if isinstance(a, ev.TimerExpired)]
     others = [a for a in actions if not isinstance(a, ev.TimerExpired)]
     phase = state.phase
+    if phase is Phase.SHOT:  # each black player shoots once, at a seat in the game
+        shot = {by for by, _ in state.nights[-1].shots}
+        others = [
+            a
+            for a in others
+            if isinstance(a, ev.Shoot) and a.by not in shot and a.target in state.alive
+        ]
     if rng.random() < 0.004 and state.phase is not Phase.LOBBY:
         seat = rng.choice(sorted(state.alive))
         return ev.Foul(seat=seat) if rng.random() < 0.9 else ev.PlayerLeft(seat=seat)

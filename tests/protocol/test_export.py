@@ -60,7 +60,9 @@ def test_sheet_escapes_names_and_shows_the_game() -> None:
 def test_refused_records_are_listed_not_fatal() -> None:
     records = [{"type": "start_game"}, {"type": "vote", "voter": 1, "candidate": 2}]
     protocol = game_protocol(preset="online", seats=10, records=records, roles=ROLES)
-    assert protocol["refused"][0]["reason"] == "closed"
+    assert (
+        protocol["refused"][0]["reason"] == "not_now"
+    )  # the transition table: no vote at night zero
 
 
 def test_cli_reads_the_event_log(tmp_path: Path) -> None:

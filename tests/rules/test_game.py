@@ -9,7 +9,8 @@ import pytest
 from plugin.rules import IllegalAction, InvalidAction, load_preset, new_game
 from plugin.rules import events as ev
 from plugin.rules.effects import GameOver, PlayersOut, PrivateResult
-from plugin.rules.state import DISTRIBUTION, Phase, deal_roles
+from plugin.rules.roles import DISTRIBUTION, deal_roles
+from plugin.rules.state import Phase
 
 from .driver import Driver
 

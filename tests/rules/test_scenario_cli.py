@@ -57,3 +57,62 @@ def test_invalid(tmp_path: Path, change: dict | None, words: str) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0]
     assert done.stdout == ""
+
+
+GAME = {"kind": "game", "rules": "online", "players": 10}
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        ("", "empty"),
+        ("   \n", "empty"),
+        ("\ufeff{}", "not valid JSON"),
+        ("[" * 100_000 + "]" * 100_000, "nested deeper"),
+        (
+            '{"rules": "online", "players": 10, "inputs": ' + "[" * 40 + "]" * 40 + "}",
+            "nests deeper",
+        ),
+        ('{"rules": "online", "players": ' + "7" * 5000 + "}", "5000 digits"),
+        ('{"rules": "online", "players": 10, "seed": ' + "7" * 400 + "}", "400 digits"),
+        (json.dumps({**GAME, "roles": {"²": "don"}}), "not a seat number"),
+        (json.dumps({**GAME, "inputs": [{"until": "day ²"}]}), "until"),
+        (json.dumps({**GAME, "inputs": [{"leave": "²"}]}), "integer"),
+        ('{"rules": "online", "players": NaN}', "NaN"),
+        (
+            '{"rules": "online", "players": 10, "settings": {"defense_seconds": Infinity}}',
+            "Infinity",
+        ),
+        ('{"rules": "online", "players": 10, "settings": {"defense_seconds": 1e999}}', "too large"),
+        (json.dumps({**VALID, "settings": {"defense_seconds": 10**400}}), "too large"),
+        (
+            json.dumps({**VALID, "settings": {"read_candidates_times": 10**9}}),
+            "read_candidates_times",
+        ),
+        (
+            json.dumps({**VALID, "settings": {"tie_dialog_options": ["speeches", "x"]}}),
+            "tie_dialog",
+        ),
+        (json.dumps({**VALID, "settings": {"defense_seconds": [30]}}), "defense_seconds"),
+        (json.dumps({**VALID, "settings": []}), "settings"),
+        (json.dumps({**VALID, "inputs": {"votes": []}}), "inputs"),
+        (json.dumps({**VALID, "inputs": [{"votes": [[1, 4.0]]}]}), "integer"),
+        (json.dumps({**VALID, "inputs": [{"votes": [[True, 4]]}]}), "integer"),
+        (json.dumps({**VALID, "inputs": [{"host": ["speeches"]}]}), "host"),
+        (json.dumps({**VALID, "day": "1"}), "day"),
+        (json.dumps({**VALID, "name": 5}), "name"),
+        (json.dumps({**VALID, "expect": []}), "expect"),
+        (json.dumps({**VALID, "rules": ["online"]}), "rules"),
+        (json.dumps({**VALID, "rules": "on\nline"}), "preset"),
+        (json.dumps({**GAME, "roles": {"1": ["don"]}}), "role"),
+        (json.dumps({**GAME, "seed": -1}), "seed"),
+    ],
+)
+def test_malformed_files_exit_2_with_one_line(tmp_path: Path, content: str, words: str) -> None:
+    """Bug (issue 18): a 5,000-digit number, deep nesting or "²" for a seat exited 1 with
+    a traceback, and NaN settings could print Infinity on stdout."""
+    done = run(tmp_path, content)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr[-300:]
+    assert len(lines) == 1 and words in lines[0], lines
+    assert done.stdout == ""

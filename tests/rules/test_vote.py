@@ -268,3 +268,63 @@ def test_dialog_after_a_timer_stops_the_timer_bug() -> None:
     effects = d.tick()
     assert d.state.phase is Phase.DIALOG and d.state.timer is None
     assert any(isinstance(e, StopTimer) for e in effects)
+
+
+# ---- issue 18: speeches of candidates who left, the live host under classic rules ----------
+
+
+def test_a_tied_candidate_who_leaves_during_another_defense_gets_no_speech_auto() -> None:
+    d = Driver.vote("classic", nominations=[3, 7, 9])
+    d.ballots((1, 3), (2, 7), (4, 9))
+    assert d.state.phase is Phase.DEFENSE and d.state.speaker == 3
+    d.send(ev.PlayerLeft(seat=9))
+    d.tick()
+    assert d.state.speaker == 7
+    d.tick()
+    assert d.state.phase is Phase.VOTING and d.state.vote.round.kind == "revote"
+    assert [s["player"] for s in d.state.vote.speeches] == [3, 7]
+    assert d.state.vote.round.candidates == (3, 7, 9)  # he stays on the ballot
+
+
+def test_a_candidate_who_leaves_during_the_dialog_gets_no_speech_manual() -> None:
+    d = Driver.vote("online", nominations=[3, 7], manual=True)
+    d.until_round()
+    d.votes((1, 3), (2, 7))
+    d.tick()
+    assert d.state.phase is Phase.DIALOG
+    d.send(ev.PlayerLeft(seat=3))
+    d.send(ev.HostChoice(choice="speeches"))
+    assert d.state.phase is Phase.DEFENSE and d.state.speaker == 7
+    d.tick()
+    assert d.state.phase is Phase.AWAIT_REVOTE
+    assert [s["player"] for s in d.state.vote.speeches] == [7]
+
+
+def test_classic_live_host_starts_the_revote_and_refusals_say_why() -> None:
+    d = Driver.vote("classic", nominations=[3, 7], manual=True)
+    d.ballots((1, 3), (2, 7))
+    assert d.state.phase is Phase.DEFENSE and d.state.dialog is None  # no dialog in classic
+    before = d.state
+    with pytest.raises(IllegalAction) as refused:
+        d.send(ev.HostChoice(choice="revote"))
+    assert refused.value.reason == "not_now" and d.state is before
+    assert refused.value.message.startswith("host in phase defense")
+    assert "classic rules fix the tie procedure" in refused.value.message
+    assert "start_revote" in refused.value.message
+    d.tick()
+    d.tick()
+    assert d.state.phase is Phase.AWAIT_REVOTE and d.state.timer is None
+    with pytest.raises(IllegalAction) as refused:
+        d.send(ev.HostChoice(choice="speeches"))
+    assert refused.value.reason == "not_offered" and "start_revote" in refused.value.message
+    d.send(ev.HostChoice(choice="start_revote"))
+    assert d.state.vote.round.kind == "revote" and d.state.vote.round.voters == frozenset(
+        {1, 2, 4, 5, 6, 8, 9, 10}
+    )
+
+
+def test_a_host_choice_at_an_auto_table_says_manual_mode_is_off() -> None:
+    d = Driver.vote("online", nominations=[3, 7])
+    with pytest.raises(IllegalAction) as refused:
+        d.send(ev.HostChoice(choice="speeches"))
+    assert "manual mode is off" in refused.value.message
