@@ -10,10 +10,10 @@ import pytest
 
 from plugin.cli import table as table_cli
 from plugin.host import game
-from plugin.host.registry import Registry
-from plugin.rules import InvalidAction
 from plugin.host.log import EventLog
+from plugin.host.registry import Registry
 from plugin.host.settings import TableSettings
+from plugin.rules import InvalidAction
 
 BAD_SETS = [
     ("defense_seconds=NaN", "defense_seconds"),

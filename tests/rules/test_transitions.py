@@ -28,8 +28,8 @@ from plugin.rules.effects import VoteFinished
 from plugin.rules.legal import always_legal
 from plugin.rules.machine import ACCEPTS, ANY_TIME, HANDLERS, PHASE_EVENTS
 from plugin.rules.modes import Termination, Winner
-from plugin.sim.simulate import play
 from plugin.rules.state import Outcome, Phase
+from plugin.sim.simulate import play
 
 from .driver import Driver
 

@@ -23,7 +23,7 @@ from starlette.websockets import WebSocketDisconnect
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
 
-from .conftest import ADMIN, ROLES, SECRET, Client, create_table, token_of
+from .conftest import ADMIN, SECRET, Client, create_table, token_of
 
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
 
