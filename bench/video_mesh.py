@@ -30,6 +30,7 @@ from plugin.web.video import video_routes
 from tests.e2e.harness import launch_chromium, serve
 
 STATIC_VIDEO = ROOT / "plugin" / "web" / "static" / "video"
+STATIC_SOCKET = ROOT / "plugin" / "web" / "static" / "socket"  # video.js's signalling uses it
 
 
 async def measure(quality: str, pages_count: int, seconds: float) -> tuple[float, float]:
@@ -38,7 +39,8 @@ async def measure(quality: str, pages_count: int, seconds: float) -> tuple[float
         config = ServerConfig(
             db_path=Path(tmp) / "autohost.db", admin_key="bench",
             secret=b"bench-secret-0123456789abcdef0123",
-            routes=[video_routes, Mount("/static/video", StaticFiles(directory=STATIC_VIDEO))],
+            routes=[video_routes, Mount("/static/video", StaticFiles(directory=STATIC_VIDEO)),
+                    Mount("/static/socket", StaticFiles(directory=STATIC_SOCKET))],
         )  # fmt: skip
         app = create_app(config)
         async with serve(app) as url, async_playwright() as playwright:

@@ -1,8 +1,11 @@
 """What each client of a table sees: the engine's view for that viewer, plus the table's
-timer and meta (language, names, who is in the call, who is connected).
+timer and meta (language, names, who is in the call, who is connected), and what the pages
+would otherwise have to work out from the rules (plugin.rules.sight): whose speech it is
+(`speaking`) and whom this viewer may exchange video with (`video`).
 
 The engine decides what is secret (plugin.rules.views: a player sees his own role and
-private results only, the host everything); this module adds only what the table knows.
+private results only, the host everything); this module adds only what the table knows,
+and `video` names only seats the viewer may see now, so it tells nobody who is black.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from plugin.rules import views
+from plugin.rules import sight, views
+from plugin.rules.state import GameState
 
 from .ports import Snapshot
 
@@ -42,7 +46,27 @@ def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()
         }
     )
     view["you"] = viewer
+    view["speaking"] = _speaking(snapshot.state)
+    view["video"] = _video(snapshot.state, viewer, settings.seats)
     return view
+
+
+def _speaking(state: GameState) -> dict[str, Any]:
+    """`speaker`: whose speech runs now (None outside a speech); `seats`: who may speak
+    now (the open microphones)."""
+    return {"speaker": sight.speech_of(state), "seats": sorted(state.speakers)}
+
+
+def _video(state: GameState, viewer: Viewer, seats: int) -> dict[str, Any]:
+    """`awake`: whether the viewer may send and show his own camera now; `peers`: whom he
+    may exchange video with now (seats, then "host"). A spectator is not in the mesh."""
+    if viewer is None:
+        return {"awake": False, "peers": []}
+    black = sight.black_seats(state)
+    return {
+        "awake": sight.awake(state.phase, viewer, black),
+        "peers": sight.video_peers(state.phase, viewer, black, seats),
+    }
 
 
 def _engine_view(state: Any, viewer: Viewer) -> dict[str, Any]:

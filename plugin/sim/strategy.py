@@ -12,8 +12,17 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-SPEECH_PHASES = frozenset({"speech", "defense", "last_word", "morning_last_word"})
+from plugin.rules import state as rules_state
+
+# The speech phases by name. Kept for plugin/sim/player.py, which imports it; new code asks
+# the view (`is_speech_of`). Derived from the rules, never copied by hand.
+SPEECH_PHASES = frozenset(phase.value for phase in rules_state.SPEECH_PHASES)
 NOMINATE_CHANCE = 0.6
+
+
+def is_speech_of(view: dict[str, Any], seat: int) -> bool:
+    """Whether the speech running in this view is `seat`'s (the view's `speaking`)."""
+    return (view.get("speaking") or {}).get("speaker") == seat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,15 +72,16 @@ class Strategy:
         return round(self.rng.uniform(0.1, max(0.1, self.think_seconds)), 3)
 
     def _speech(self, view: dict[str, Any], me: dict[str, Any]) -> list[Move]:
-        phase = view.get("phase")
-        if phase not in SPEECH_PHASES or view.get("speaker") != self.seat:
+        if not is_speech_of(view, self.seat):
             return []
+        phase = view.get("phase")  # a speech's key: the defense after a speech is another
         timer = (view.get("timer") or {}).get("id")
         if not self._once(("speech", view.get("day"), phase, timer)):
             return []
         moves = [Move(type="say")]
         early = round(self.speech_seconds * 0.4, 3)  # mid-speech, well before the pass
-        if phase == "speech" and me.get("may_nominate") and self.rng.random() < NOMINATE_CHANCE:
+        # may_nominate: in the view only in his own regular speech, before he has nominated.
+        if me.get("may_nominate") and self.rng.random() < NOMINATE_CHANCE:
             taken = {target for _, target in view.get("nominations") or []}
             choices = [s for s in view.get("alive", []) if s != self.seat and s not in taken]
             if choices:

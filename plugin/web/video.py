@@ -11,10 +11,11 @@ ICE candidates. Theory of operation:
 - A `signal` goes only to a present peer of the SAME table; the sender is the token's seat
   and connection, never a field of the message. Every message is validated (msgspec, at
   most MAX_MESSAGE_BYTES); a bad one gets an `error` back and nothing is relayed.
-- Night: a pair of pages may only signal while both are awake (`may_link`, the same rule
-  the pages apply to what they send and show). By day everyone is; at the black team's
-  meeting the black players and the host are; in every other night phase no pair is. So a
-  modified page cannot set up a new connection to peek. A connection set up by day stays
+- Night: a pair of pages may only signal while both are awake (`may_link`, the rule of
+  plugin.rules.sight; the pages apply the same rule through their view's `video` field to
+  what they send and show). By day everyone is; at the black team's meeting the black
+  players and the host are; in every other night phase no pair is. So a modified page
+  cannot set up a new connection to peek. A connection set up by day stays
   open at night: the honest sender stops its track (replaceTrack(null) in video.js); the
   server cannot cut a browser-to-browser connection (docs/video.md, "limits").
 """
@@ -33,8 +34,9 @@ import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from plugin.rules import state as rules_state
-from plugin.signing import HOST, TokenError
+from plugin.rules import sight
+from plugin.rules.state import Phase
+from plugin.signing import TokenError
 
 from . import wire
 
@@ -49,24 +51,13 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_NO_TABLE = 4404
 CLOSE_REPLACED = 4409  # the same seat connected again
 
-# The engine's night phases by name (the views carry the phase's name).
-NIGHT_PHASES = frozenset(phase.value for phase in rules_state.NIGHT_PHASES)
-BLACK_MEETING = rules_state.Phase.BLACK_MEETING.value
-
-Who = int | Literal["host"]
+Who = sight.Who
 
 
-def awake(phase: str, who: Who, black: Collection[int]) -> bool:
-    """Whether `who` may see and be seen now: everyone by day; at the black team's meeting
-    the black players and the host; nobody else at night (eyes closed)."""
-    if phase not in NIGHT_PHASES:
-        return True
-    return phase == BLACK_MEETING and (who == HOST or who in black)
-
-
-def may_link(phase: str, a: Who, b: Who, black: Collection[int]) -> bool:
-    """Whether pages `a` and `b` may exchange video (and signalling) in `phase`."""
-    return a != b and awake(phase, a, black) and awake(phase, b, black)
+def may_link(phase: Phase | str, a: Who, b: Who, black: Collection[int]) -> bool:
+    """Whether pages `a` and `b` may exchange video (and signalling) in `phase` (a Phase or
+    its name, as the views carry it): plugin.rules.sight.may_link."""
+    return sight.may_link(Phase(phase), a, b, black)
 
 
 # --- messages ------------------------------------------------------------------------------
@@ -154,8 +145,8 @@ class Link:
             self.outbox.put_nowait(None)
 
 
-# (phase name, black seats) of a table now, or None when there is no such table.
-PhaseOf = Callable[[str], "tuple[str, frozenset[int]] | None"]
+# (phase, black seats) of a table now, or None when there is no such table.
+PhaseOf = Callable[[str], "tuple[Phase | str, frozenset[int]] | None"]
 
 
 class Relay:
@@ -218,14 +209,11 @@ class Relay:
 def table_phase(server: Server) -> PhaseOf:
     """The phase and black seats of a table of `server`'s registry."""
 
-    def phase_of(table_id: str) -> tuple[str, frozenset[int]] | None:
+    def phase_of(table_id: str) -> tuple[Phase | str, frozenset[int]] | None:
         table = server.registry.tables.get(table_id) if server.registry else None
         if table is None:
             return None
-        state = table.state
-        phase = str(getattr(state.phase, "value", state.phase))
-        black = frozenset(s for s in range(1, state.players + 1) if state.is_black(s))
-        return phase, black
+        return table.state.phase, sight.black_seats(table.state)
 
     return phase_of
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
+from plugin.host import game as table_game
+from plugin.host.ports import Snapshot
+from plugin.host.settings import TableSettings
+from plugin.host.views import build_view
 from plugin.rules import apply, load_preset, new_game, views
 from plugin.rules import events as ev
+from plugin.rules.state import Phase
 from plugin.sim import Strategy
 
 
@@ -76,7 +82,8 @@ def test_sequential_voting_waits_for_its_candidate_to_be_called():
 
 
 def test_in_its_speech_it_speaks_may_nominate_and_passes_last():
-    view = _view(phase="speech", speaker=3, vote=None, nominations=[[1, 5]])
+    view = _view(phase="speech", speaker=3, vote=None, nominations=[[1, 5]],
+                 speaking={"speaker": 3, "seats": [3]})  # fmt: skip
     view["me"]["may_nominate"] = True
     kinds = [[m.type for m in Strategy(3, seed=s).moves(view)] for s in range(20)]
     assert all(k[0] == "say" and k[-1] == "pass" for k in kinds)
@@ -111,3 +118,22 @@ def build_view_for(state: Any, seat: int) -> dict[str, Any]:
 def test_nothing_when_the_game_is_over_or_the_view_is_someone_elses():
     assert Strategy(3, seed=1).moves(_view(over=True)) == []
     assert Strategy(4, seed=1).moves(_view()) == []  # a view of seat 3
+
+
+def test_it_speaks_when_the_view_says_the_speech_is_its_own_whatever_the_phase_name():
+    # The view's `speaking` decides (plugin/rules/sight.py), not a list of phases here.
+    last_word = _view(phase="last_word", speaker=3, vote=None,
+                      speaking={"speaker": 3, "seats": [3]})  # fmt: skip
+    assert [m.type for m in Strategy(3, seed=1).moves(last_word)] == ["say", "pass"]
+    not_his = _view(phase="speech", speaker=3, vote=None, speaking={"speaker": None, "seats": []})
+    assert Strategy(3, seed=1).moves(not_his) == []
+
+
+def test_in_a_real_view_its_speech_comes_from_speaking():
+    settings = TableSettings.from_record({"preset": "online", "seats": 10})
+    state = dataclasses.replace(table_game.new_game(settings), phase=Phase.DEFENSE, speaker=6,
+                                speakers=frozenset({6}))  # fmt: skip
+    snapshot = Snapshot(table_id="t", version=0, state=state, settings=settings, timer_id=None,
+                        timer_remaining=None, paused=False, present=frozenset())  # fmt: skip
+    moves = Strategy(6, seed=1).moves(build_view(snapshot, 6))
+    assert [m.type for m in moves] == ["say", "pass"]

@@ -3,16 +3,22 @@ who may connect, who hears of whom, what is relayed to whom, and the night rule.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from plugin.host.game import new_game
+from plugin.host.ports import Snapshot
+from plugin.host.settings import TableSettings
+from plugin.host.views import Viewer, build_view
+from plugin.rules.state import Phase
 from plugin.signing import Signer
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import MAX_MESSAGE_BYTES, may_link, video_routes
@@ -88,6 +94,23 @@ def connect(client: TestClient, stack: ExitStack, token: str) -> Peer:
 def test_who_may_link(phase: str, a: int | str, b: int | str, linked: bool) -> None:
     assert may_link(phase, a, b, BLACK) is linked
     assert may_link(phase, b, a, BLACK) is linked
+
+
+def test_the_views_video_and_the_relay_apply_the_same_rule() -> None:
+    """A page links whom its view's `video.peers` names; the relay allows exactly those."""
+    roles = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}  # BLACK: 1, 2, 3
+    settings = TableSettings.from_record({"preset": "online", "seats": 10, "roles": roles})
+    everyone: list[int | str] = [*range(1, 11), "host"]
+    for phase in Phase:
+        state = dataclasses.replace(new_game(settings), phase=phase)
+        snapshot = Snapshot(table_id="t", version=0, state=state, settings=settings,
+                            timer_id=None, timer_remaining=None, paused=False,
+                            present=frozenset())  # fmt: skip
+        for viewer in everyone:
+            video = build_view(snapshot, cast(Viewer, viewer))["video"]
+            allowed = [w for w in everyone if may_link(phase.value, viewer, w, BLACK)]
+            assert video["peers"] == allowed, (phase, viewer)
+            assert video["awake"] is bool(allowed), (phase, viewer)
 
 
 # --- admission -----------------------------------------------------------------------------

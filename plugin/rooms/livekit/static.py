@@ -1,5 +1,6 @@
-"""Static routes for LiveKit mode: our widget and demo page, and livekit-client's browser
-build from plugin/web/npm/node_modules (installed by the setup, never committed)."""
+"""Static routes for LiveKit mode: our widget and demo page, the reconnecting socket they
+share with the embedded pages, and livekit-client's browser build from
+plugin/web/npm/node_modules (installed by the setup, never committed)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from starlette.staticfiles import StaticFiles
 from plugin.paths import ROOT
 
 WIDGET_DIR = ROOT / "plugin" / "web" / "static" / "livekit"
+SOCKET_DIR = ROOT / "plugin" / "web" / "static" / "socket"  # transport.js imports from it
 CLIENT_DIST = ROOT / "plugin" / "web" / "npm" / "node_modules" / "livekit-client" / "dist"
 CLIENT_MODULE = "/npm/livekit-client/livekit-client.esm.mjs"
 
@@ -18,9 +20,11 @@ def client_installed() -> bool:
 
 
 def static_routes() -> list[Mount]:
-    """/static/livekit/* (widget, demo page) and /npm/livekit-client/* (the SDK)."""
+    """/static/livekit/* (widget, demo page), /static/socket/* (the reconnecting socket)
+    and /npm/livekit-client/* (the SDK)."""
     return [
         Mount("/static/livekit", StaticFiles(directory=WIDGET_DIR), name="livekit-static"),
+        Mount("/static/socket", StaticFiles(directory=SOCKET_DIR), name="socket-static"),
         Mount(
             "/npm/livekit-client",
             StaticFiles(directory=CLIENT_DIST, check_dir=False),

@@ -3,6 +3,8 @@
 // {"type": "state"|"ack"|"error", ...}; we send {"v": 1, "id": "<unique>", "type": ..., ...}.
 // Kept apart from the widget so a club can swap it (e.g. for its own auth) without touching it.
 
+import { reconnecting } from "../socket/reconnecting.js";
+
 export const PROTOCOL_VERSION = 1;
 
 // A club that mints its own LiveKit tokens: trade the player's LiveKit token for our seat
@@ -17,44 +19,29 @@ export async function linkFromLiveKitToken(server, livekitToken) {
   return answer.json();  // {table, seat, link}
 }
 
-export function connectTransport({ server, token, table, onMessage, onClose }) {
+export function connectTransport({ server, token, table, onMessage, onClose, ...options }) {
   const base = new URL(server, location.href);
   base.protocol = base.protocol === "https:" ? "wss:" : "ws:";
   base.pathname = "/ws";
   base.search = new URLSearchParams(table ? { token, table } : { token }).toString();
   let counter = 0;
-  let closed = false;
-  let socket = null;
-  let retry = 250;
-
-  function open() {
-    socket = new WebSocket(base.href);
-    socket.onopen = () => { retry = 250; };
-    socket.onmessage = (event) => {
+  // Reopened with backoff and jitter unless refused for good (4401/4404: bad token, no
+  // table): the same loop as the embedded widget's.
+  const connection = reconnecting(base.href, {
+    onMessage(data) {
       let message;
-      try { message = JSON.parse(event.data); } catch { return; }
+      try { message = JSON.parse(data); } catch { return; }
       onMessage?.(message);
-    };
-    socket.onclose = (event) => {
-      onClose?.(event);
-      // 4401/4404: refused for good (bad token, no table); anything else: reconnect
-      if (!closed && event.code !== 4401 && event.code !== 4404) {
-        setTimeout(open, retry);
-        retry = Math.min(retry * 2, 5000);
-      }
-    };
-  }
-  open();
+    },
+    onClose: (event) => onClose?.(event),
+  }, options);
 
   return {
     send(type, fields = {}) {
       const id = `w${Date.now().toString(36)}-${++counter}`;
-      if (socket?.readyState === WebSocket.OPEN) {
-        socket.send(JSON.stringify({ v: PROTOCOL_VERSION, id, type, ...fields }));
-        return id;
-      }
-      return null;
+      return connection.send(JSON.stringify({ v: PROTOCOL_VERSION, id, type, ...fields }))
+        ? id : null;
     },
-    close() { closed = true; socket?.close(); },
+    close() { connection.close(); },
   };
 }

@@ -2,13 +2,12 @@
 //
 // The server sends the full view on every change and on (re)connect, so a page that lost
 // its socket only has to reconnect: the first "state" it gets back is the whole truth.
-// Backoff doubles from 250 ms to 5 s, with jitter so a restarted server is not hit by every
-// page at the same instant. A close with 4401/4404 (bad token, no table) is final.
+// The reconnecting (backoff with jitter; a close with 4401/4404, bad token or no table, is
+// final) is socket/reconnecting.js, shared with the LiveKit transport and the video mesh.
+
+import { reconnecting } from "../socket/reconnecting.js";
 
 const VERSION = 1;
-const FINAL_CLOSE_CODES = new Set([4401, 4404]);
-const FIRST_DELAY_MS = 250;
-const MAX_DELAY_MS = 5000;
 
 /** The WebSocket URL of this server, derived from the page's own location (relative). */
 export function socketUrl(token) {
@@ -23,17 +22,13 @@ export function socketUrl(token) {
  * Open the table's socket and keep it open.
  * handlers: onState(view), onStatus("connecting"|"online"|"reconnecting"|"refused"),
  *           onError({error, message, id}), onAck({id, duplicate})
+ * options (tests): url, and reconnecting.js's WebSocket, timers, backoff.
  * Returns {send(type, fields) → id, close(), drop()} (drop: close the socket as a network
  * fault would, to test reconnection).
  */
-export function openSocket(token, handlers) {
-  let socket = null;
-  let delay = FIRST_DELAY_MS;
-  let stopped = false;
+export function openSocket(token, handlers, options = {}) {
   let counter = 0;
-  let timer = null;
   const prefix = Math.random().toString(36).slice(2, 8);
-
   const history = [];
 
   function status(value) {
@@ -41,58 +36,41 @@ export function openSocket(token, handlers) {
     handlers.onStatus?.(value);
   }
 
-  function connect() {
-    socket = new WebSocket(socketUrl(token));
-    socket.addEventListener("open", () => {
-      delay = FIRST_DELAY_MS;
-      status("online");
-    });
-    socket.addEventListener("message", (event) => {
-      let message;
-      try {
-        message = JSON.parse(event.data);
-      } catch (_) {
-        return;
-      }
-      if (message.type === "state") handlers.onState?.(message);
-      else if (message.type === "error") handlers.onError?.(message);
-      else if (message.type === "ack") handlers.onAck?.(message);
-    });
-    socket.addEventListener("close", (event) => {
-      if (stopped) return;
-      if (FINAL_CLOSE_CODES.has(event.code)) {
-        status("refused");
-        return;
-      }
-      status("reconnecting");
-      const wait = delay * (0.75 + Math.random() * 0.5);
-      delay = Math.min(delay * 2, MAX_DELAY_MS);
-      timer = setTimeout(connect, wait);
-    });
+  function receive(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch (_) {
+      return;
+    }
+    if (message.type === "state") handlers.onState?.(message);
+    else if (message.type === "error") handlers.onError?.(message);
+    else if (message.type === "ack") handlers.onAck?.(message);
   }
 
   status("connecting");
-  connect();
+  const connection = reconnecting(options.url ?? socketUrl(token), {
+    onOpen: () => status("online"),
+    onMessage: receive,
+    onRetry: () => status("reconnecting"),
+    onGiveUp: () => status("refused"),
+  }, options);
 
   return {
     history, // every status this socket went through (tests)
     send(type, fields = {}) {
       counter += 1;
       const id = `${prefix}-${counter}`;
-      if (socket && socket.readyState === WebSocket.OPEN) {
-        socket.send(JSON.stringify({ v: VERSION, id, type, ...fields }));
-      } else {
+      if (!connection.send(JSON.stringify({ v: VERSION, id, type, ...fields }))) {
         handlers.onError?.({ error: "offline", message: "not connected", id });
       }
       return id;
     },
     close() {
-      stopped = true;
-      clearTimeout(timer);
-      socket?.close();
+      connection.close();
     },
     drop() {
-      socket?.close(4000, "dropped by the page");
+      connection.drop();
     },
   };
 }

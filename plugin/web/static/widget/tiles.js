@@ -9,8 +9,7 @@
 // (view.vote.eliminated).
 
 import { formatSeconds } from "./clock.js";
-
-const SPEECH_PHASES = new Set(["speech", "defense", "last_word", "morning_last_word"]);
+import { speechOf } from "./speaking.js";
 
 function element(tag, className, text) {
   const node = document.createElement(tag);
@@ -80,7 +79,7 @@ export function renderTiles(grid, view, options) {
   const names = view.table?.names ?? [];
   const present = new Set(view.table?.present ?? []);
   const connected = new Set(view.table?.connected ?? []);
-  const speaking = SPEECH_PHASES.has(view.phase) ? view.speaker : null;
+  const speaking = speechOf(view); // the seat whose speech runs (its tile counts down)
 
   for (let seat = 1; seat <= seats; seat++) {
     const tile = tileFor(seat);

@@ -7,9 +7,8 @@
 
 import { startAudio } from "./av.js";
 import { $, startPage } from "./page.js";
+import { isSpeechOf } from "./speaking.js";
 import { dayTitle, phaseTitle, renderTiles, toast } from "./tiles.js";
-
-const SPEECH_PHASES = new Set(["speech", "defense", "last_word", "morning_last_word"]);
 
 let view = null;
 let voted = null; // the candidate this page voted for in the open round (local echo)
@@ -87,7 +86,8 @@ function buttonsFor(seat) {
       });
     }
   }
-  if (view.phase === "speech" && view.speaker === me.seat && me.may_nominate && alive && seat !== me.seat) {
+  // me.may_nominate: only in his own regular speech, before he has nominated (the view).
+  if (me.may_nominate && alive && seat !== me.seat) {
     const nominated = new Set((view.nominations ?? []).map(([, target]) => target));
     if (!nominated.has(seat)) {
       buttons.push({
@@ -184,9 +184,9 @@ function renderActions(me) {
       else if (!me.can_vote) text = t("vote.no_vote");
       else text = t("vote.waiting", { n: round.waiting.length });
     }
-  } else if (SPEECH_PHASES.has(view.phase) && view.speaker === me.seat) {
+  } else if (isSpeechOf(view, me.seat)) {
     heading = t(`phase.${view.phase}`);
-    text = view.phase === "speech" && me.may_nominate ? t("action.your_speech") : "";
+    text = me.may_nominate ? t("action.your_speech") : "";
     if (me.action === "best_move") {
       text = t("action.best_move");
       const send3 = button(t("btn.best_move"), "best-move-send", () => send("best_move", { seats: bestMove }));

@@ -1,0 +1,118 @@
+// One WebSocket that reopens itself: the table's socket of the widget and the console
+// (widget/socket.js), the LiveKit widget's transport (livekit/transport.js) and the video
+// mesh's signalling (video/signalling.js) all run on this one loop.
+//
+// Theory of operation:
+// - A closed socket is reopened after a backoff that doubles from 250 ms to 5 s, each wait
+//   drawn at ±25 % (jitter), so a restarted server is not hit by every page at once.
+// - The backoff starts again from 250 ms once a socket has received a message: the server
+//   speaking counts as up, an accept closed at once does not (so it cannot spin).
+// - A close the caller's `retry(event)` refuses is final: by default the close codes
+//   4401/4404 (bad token, no table), which reconnecting would only repeat.
+// - `close()` stops for good; `drop()` closes the socket as a network fault would (tests).
+// - The WebSocket class and the timers are injectable, so tests/js runs this under node.
+
+export const FINAL_CLOSE_CODES = Object.freeze([4401, 4404]);
+export const FIRST_DELAY_MS = 250;
+export const MAX_DELAY_MS = 5000;
+export const JITTER = 0.25;
+const OPEN = 1; // WebSocket.OPEN
+
+/** Whether a socket closed with this event should be reopened (not 4401/4404). */
+export function retryable(event) {
+  return !FINAL_CLOSE_CODES.includes(event?.code);
+}
+
+/** Doubling waits with jitter: next() → ms to wait, reset() after a good connection. */
+export class Backoff {
+  constructor({ firstMs = FIRST_DELAY_MS, maxMs = MAX_DELAY_MS, jitter = JITTER,
+                random = Math.random } = {}) {
+    Object.assign(this, { firstMs, maxMs, jitter, random });
+    this.delay = firstMs;
+  }
+
+  next() {
+    const wait = this.delay * (1 - this.jitter + 2 * this.jitter * this.random());
+    this.delay = Math.min(this.delay * 2, this.maxMs);
+    return Math.round(wait);
+  }
+
+  reset() {
+    this.delay = this.firstMs;
+  }
+}
+
+/**
+ * Open `url` (a string, or a function giving it anew for each attempt) and keep it open.
+ * handlers: onOpen(), onMessage(data), onClose(event) (every close, also the final one),
+ *           onRetry(waitMs, event), onGiveUp(event) (a close `retry` refused),
+ *           retry(event) → bool (default: `retryable`).
+ * options: backoff, WebSocket, timers ({setTimeout, clearTimeout}).
+ * Returns {send(text) → whether it was sent, close(), drop(), socket, open}.
+ */
+export function reconnecting(url, handlers = {}, options = {}) {
+  const Socket = options.WebSocket ?? globalThis.WebSocket;
+  const timers = options.timers ?? globalThis;
+  const backoff = options.backoff ?? new Backoff();
+  const retry = handlers.retry ?? retryable;
+  let socket = null;
+  let timer = null;
+  let stopped = false;
+
+  function connect() {
+    timer = null;
+    const current = new Socket(typeof url === "function" ? url() : url);
+    socket = current;
+    let heard = false;
+    current.addEventListener("open", () => {
+      if (socket === current && !stopped) handlers.onOpen?.();
+    });
+    current.addEventListener("message", (event) => {
+      if (socket !== current || stopped) return;
+      if (!heard) {
+        heard = true;
+        backoff.reset();
+      }
+      handlers.onMessage?.(event.data);
+    });
+    current.addEventListener("close", (event) => {
+      if (socket !== current) return; // an older socket's late close
+      handlers.onClose?.(event);
+      if (stopped) return;
+      if (!retry(event)) {
+        stopped = true;
+        handlers.onGiveUp?.(event);
+        return;
+      }
+      const wait = backoff.next();
+      handlers.onRetry?.(wait, event);
+      timer = timers.setTimeout(connect, wait);
+    });
+  }
+
+  connect();
+
+  return {
+    get socket() {
+      return socket;
+    },
+    get open() {
+      return socket?.readyState === OPEN;
+    },
+    send(text) {
+      if (socket?.readyState !== OPEN) return false;
+      socket.send(text);
+      return true;
+    },
+    close(code, reason) {
+      stopped = true;
+      if (timer !== null) timers.clearTimeout(timer);
+      timer = null;
+      if (code === undefined) socket?.close();
+      else socket?.close(code, reason);
+    },
+    drop(code = 4000, reason = "dropped by the page") {
+      socket?.close(code, reason);
+    },
+  };
+}
