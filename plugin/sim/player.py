@@ -1,6 +1,6 @@
 """SimPlayer: one simulated player, joined to a table exactly as a browser page joins it.
 
-It speaks the table's WebSocket protocol (/ws?token=...) with its seat's signed token,
+It speaks the table's WebSocket protocol (/ws, the seat's signed token in its hello),
 reconnecting with backoff when the socket drops, and acts on each view by its Strategy.
 With audio on it also joins the embedded room over WebRTC (aiortc, POST /rtc/{table}/offer,
 the same route media.js uses): its microphone is a SpeechTrack that says the bot's
@@ -134,12 +134,13 @@ class SimPlayer:
 
     async def _run(self) -> None:
         ws_base = "ws" + self.base_url.removeprefix("http")
-        url = f"{ws_base}/ws?token={quote(self._token)}"
+        url = f"{ws_base}/ws"  # the token goes in the hello, as a page sends it
         backoff = FIRST_BACKOFF
         while not self._stopping:
             try:
                 async with websockets.connect(url, max_size=2**20) as socket:
                     self._socket = socket
+                    await socket.send(json.dumps({"type": "hello", "token": self._token}))
                     backoff = FIRST_BACKOFF
                     async for raw in socket:
                         self._receive(json.loads(raw))

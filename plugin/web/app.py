@@ -57,7 +57,6 @@ from .limits import (
 logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 16 * 1024
-MAX_HELLO_BYTES = 1024
 # WebSocket close codes (4000-4999 are the application's): why a connection was refused.
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN_ORIGIN = 4403
@@ -231,17 +230,14 @@ class _OriginCheck:
 
 def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
     async def endpoint(websocket: WebSocket) -> None:
-        # The token comes in the first message (a hello), or from an older client in the
-        # URL. Either way a refused token gets its error and the socket is closed at once.
-        token = websocket.query_params.get("token")
-        table_hint = websocket.query_params.get("table")
+        # The token comes in the first message (wire.opening_token). A refused token gets
+        # its error and the socket is closed at once.
         await websocket.accept()
-        if token is None:
-            hello = await _hello(websocket, server.config.hello_seconds)
-            if isinstance(hello, protocol.ProtocolError):
-                await _refuse(websocket, hello.code, hello.message, CLOSE_UNAUTHORIZED)
-                return
-            token, table_hint = hello
+        try:
+            token, table_hint = await wire.opening_token(websocket, server.config.hello_seconds)
+        except wire.Refused as refusal:
+            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+            return
         try:
             grant = server.signer.verify(token, table=table_hint)
         except TokenError as refusal:
@@ -268,35 +264,6 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         await _serve_client(server, websocket, table, grant)
 
     return endpoint
-
-
-async def _hello(
-    websocket: WebSocket, seconds: float
-) -> tuple[str, str | None] | protocol.ProtocolError:
-    """The first message of a page's socket: {"type": "hello", "token": T, "table": ID}.
-    A token travels here, never in a URL (access logs keep URLs). Without one the socket
-    is refused as having no token (token_malformed)."""
-    expected = 'the first message must be {"type": "hello", "token": ...}'
-    try:
-        raw = await asyncio.wait_for(wire.receive(websocket), seconds)
-    except TimeoutError:
-        return protocol.ProtocolError("token_malformed", f"no token within {seconds:g} s")
-    if raw is None:
-        return protocol.ProtocolError("token_malformed", "the socket closed before its token")
-    try:
-        hello = wire.decode(_HELLO, raw, MAX_HELLO_BYTES)
-    except wire.Refused as refusal:
-        return protocol.ProtocolError("token_malformed", f"{expected} ({refusal.message})")
-    return hello.token, hello.table
-
-
-class _Hello(msgspec.Struct, tag="hello", tag_field="type", forbid_unknown_fields=True):
-    token: str
-    table: str | None = None
-    v: int = protocol.VERSION
-
-
-_HELLO = msgspec.json.Decoder(_Hello)
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:

@@ -225,12 +225,20 @@ def video_routes(server: Server) -> list[BaseRoute]:
     async def endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
         try:
-            grant = server.signer.verify(websocket.query_params.get("token", ""))
-        except TokenError as refusal:
+            token, table_hint = await wire.opening_token(websocket, server.config.hello_seconds)
+            grant = server.signer.verify(token, table=table_hint)
+        except (wire.Refused, TokenError) as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
-        if await server.table(grant.table) is None:
-            await _refuse(websocket, "no_table", f"no table {grant.table!r}", CLOSE_NO_TABLE)
+        table = await server.table(grant.table)
+        if table is None:
+            code, message = server.missing(grant.table)
+            await _refuse(websocket, code, message, CLOSE_NO_TABLE)
+            return
+        try:  # a seat of this table (not 0, not 42), of its current link
+            grant = server.verify(token, table)
+        except TokenError as refusal:
+            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
         await _serve(relay, websocket, grant.table, grant.seat)
 

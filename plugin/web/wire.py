@@ -1,10 +1,16 @@
-"""What the two WebSockets (`/ws` in app.py, `/video` in video.py) read the same way: one
-client message off the socket, and a bounded msgspec decode of it. Each endpoint keeps its
-own limits, error class and replies; only the reading is shared.
+"""What the two WebSockets (`/ws` in app.py, `/video` in video.py) read the same way: the
+token a socket opens with, one client message off the socket, and a bounded msgspec decode
+of it. Each endpoint keeps its own limits, error class and replies; only the reading is
+shared.
+
+A page sends its token in the socket's first message, `{"type": "hello", "token": T,
+"table": ID}`, never in the URL (proxies' and servers' access logs keep URLs). An older
+client's `?token=` is still read.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import TypeVar
 
 import msgspec
@@ -49,3 +55,36 @@ def decode(decoder: msgspec.json.Decoder[T], raw: str | bytes, limit: int) -> T:
         # msgspec skips ahead to a tagged union's "type". A single struct (video's Signal)
         # refuses the first bracket as bad_message instead and never gets here.
         raise Refused("bad_json", "a message may not be nested this deep") from None
+
+
+MAX_HELLO_BYTES = 1024
+
+
+class Hello(msgspec.Struct, tag="hello", tag_field="type", forbid_unknown_fields=True):
+    token: str
+    table: str | None = None
+    v: int = 1
+
+
+_HELLO = msgspec.json.Decoder(Hello)
+
+
+async def opening_token(websocket: WebSocket, seconds: float) -> tuple[str, str | None]:
+    """The token (and the table it names, if any) an accepted socket opens with: from an
+    older client's URL, else from its first message within `seconds`. Refused with
+    token_malformed when there is none."""
+    token = websocket.query_params.get("token")
+    if token is not None:
+        return token, websocket.query_params.get("table")
+    expected = 'the first message must be {"type": "hello", "token": ...}'
+    try:
+        raw = await asyncio.wait_for(receive(websocket), seconds)
+    except TimeoutError:
+        raise Refused("token_malformed", f"no token within {seconds:g} s") from None
+    if raw is None:
+        raise Refused("token_malformed", "the socket closed before its token")
+    try:
+        hello = decode(_HELLO, raw, MAX_HELLO_BYTES)
+    except Refused as refusal:
+        raise Refused("token_malformed", f"{expected} ({refusal.message})") from None
+    return hello.token, hello.table

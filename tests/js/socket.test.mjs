@@ -13,7 +13,7 @@ const open = () =>
     onError: (error) => seen.push(["error", error.error]),
     onAck: (ack) => seen.push(["ack", ack.id]),
     onStatus: (status) => seen.push(["status", status]),
-  }, { url: "ws://x/ws?token=tok", WebSocket: FakeSocket, timers });
+  }, { url: "ws://x/ws", WebSocket: FakeSocket, timers });
 
 beforeEach(() => {
   FakeSocket.reset();
@@ -62,5 +62,17 @@ test("send() numbers its messages and reports 'offline' while closed", () => {
   FakeSocket.last.accept();
   const id = socket.send("vote", { candidate: 3 });
   assert.notEqual(id, early);
-  assert.deepEqual(JSON.parse(FakeSocket.last.sent[0]), { v: 1, id, type: "vote", candidate: 3 });
+  assert.deepEqual(JSON.parse(FakeSocket.last.sent[1]), { v: 1, id, type: "vote", candidate: 3 });
+});
+
+test("the token goes in the first message of every socket, never in its URL", () => {
+  const socket = openSocket("tok", {}, { WebSocket: FakeSocket, timers,
+    url: "ws://x/ws" });
+  FakeSocket.last.accept();
+  assert.equal(FakeSocket.last.url.includes("tok"), false);
+  assert.deepEqual(JSON.parse(FakeSocket.last.sent[0]), { type: "hello", token: "tok" });
+  socket.drop();
+  timers.run();
+  FakeSocket.last.accept(); // the reconnected socket says who it is again
+  assert.deepEqual(JSON.parse(FakeSocket.last.sent[0]), { type: "hello", token: "tok" });
 });

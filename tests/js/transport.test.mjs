@@ -17,11 +17,13 @@ const connect = (fields = {}) => connectTransport({
   WebSocket: FakeSocket, timers, ...fields,
 });
 
-test("it opens /ws on our server with the token and table, and passes messages on", () => {
+test("it opens /ws on our server, sends the token in its hello, and passes messages on", () => {
   const got = [];
   connect({ onMessage: (m) => got.push(m.type) });
-  assert.equal(FakeSocket.last.url, "ws://autohost.example:8000/ws?token=seat-3&table=t1");
+  assert.equal(FakeSocket.last.url, "ws://autohost.example:8000/ws"); // no token in a URL
   FakeSocket.last.accept();
+  assert.deepEqual(JSON.parse(FakeSocket.last.sent[0]),
+    { type: "hello", token: "seat-3", table: "t1" });
   FakeSocket.last.receive("junk");
   FakeSocket.last.receive({ type: "state" });
   assert.deepEqual(got, ["state"]);
@@ -32,7 +34,7 @@ test("send() gives the message id, or null while not connected", () => {
   assert.equal(transport.send("vote", { candidate: 2 }), null);
   FakeSocket.last.accept();
   const id = transport.send("vote", { candidate: 2 });
-  assert.deepEqual(JSON.parse(FakeSocket.last.sent[0]), { v: 1, id, type: "vote", candidate: 2 });
+  assert.deepEqual(JSON.parse(FakeSocket.last.sent[1]), { v: 1, id, type: "vote", candidate: 2 });
 });
 
 test("it reconnects after a drop, not after 4401/4404, and tells of every close", () => {

@@ -104,9 +104,11 @@ def test_a_foreign_origin_may_not_post_or_open_a_socket(app_client: TestClient) 
     assert answer.status_code == 403 and answer.json()["error"] == "bad_origin"
     assert app_client.get("/api/tables", headers=AUTH).json() == []
     links = create_table(app_client)
-    with pytest.raises(WebSocketDisconnect) as refused:
-        with app_client.websocket_connect("/ws", headers=evil) as ws:
-            ws.receive_text()
+    with (
+        pytest.raises(WebSocketDisconnect) as refused,
+        app_client.websocket_connect("/ws", headers=evil) as ws,
+    ):
+        ws.receive_text()
     assert refused.value.code == 4403
     # The server's own origin (the page it served) and no origin at all (a bot) may.
     with ExitStack() as stack:
@@ -154,8 +156,10 @@ def test_a_reissued_link_is_refused_at_once_and_its_sockets_closed(
         first_state(victim)
         other = hello_socket(app_client, stack, token_of(links, 4))
         first_state(other)
-        answer = app_client.post(f"/api/tables/{links['id']}/reissue", json={"seat": 3},
-                                 headers={"Authorization": f"Bearer {token_of(links, 'host')}"})  # fmt: skip
+        as_host = {"Authorization": f"Bearer {token_of(links, 'host')}"}
+        answer = app_client.post(
+            f"/api/tables/{links['id']}/reissue", json={"seat": 3}, headers=as_host
+        )
         assert answer.status_code == 200, answer.text
         new = token_of(answer.json(), 3)
         assert new != old and token_of(answer.json(), 4) == token_of(answer.json(), 4)

@@ -77,7 +77,11 @@ def http_answerer(url: str, token: str, client: httpx.AsyncClient | None = None)
             http = client
             if http is None:
                 http = await stack.enter_async_context(httpx.AsyncClient())
-            response = await http.post(url, json={"sdp": sdp, "type": kind, "token": token})
+            response = await http.post(
+                url,
+                json={"sdp": sdp, "type": kind},
+                headers={"Authorization": f"Bearer {token}"},
+            )
             response.raise_for_status()
             body: dict[str, Any] = response.json()
             return RTCSessionDescription(sdp=body["sdp"], type=body["type"])

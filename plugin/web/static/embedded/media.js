@@ -54,10 +54,11 @@ export async function connect(signalUrl, token, options = {}) {
 
   await pc.setLocalDescription(await pc.createOffer());
   await gatheringComplete(pc);
+  // The token goes in a header, never the URL: the server checks it before it reads the body.
   const response = await fetch(signalUrl, {
     method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ sdp: pc.localDescription.sdp, type: pc.localDescription.type, token }),
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ sdp: pc.localDescription.sdp, type: pc.localDescription.type }),
   });
   if (!response.ok) {
     let detail = `${response.status}`;

@@ -1,9 +1,11 @@
 // The connection to our server: the same WebSocket protocol as the embedded room
-// (plugin/web/protocol.py): GET /ws?token=<seat link token>&table=<id>; the server sends
+// (plugin/web/protocol.py): GET /ws, then {"type": "hello", "token": <seat link token>,
+// "table": <id>} as the first message (a token never goes in a URL); the server sends
 // {"type": "state"|"ack"|"error", ...}; we send {"v": 1, "id": "<unique>", "type": ..., ...}.
 // Kept apart from the widget so a club can swap it (e.g. for its own auth) without touching it.
 
 import { reconnecting } from "../socket/reconnecting.js";
+import { hello } from "../widget/socket.js";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -23,11 +25,12 @@ export function connectTransport({ server, token, table, onMessage, onClose, ...
   const base = new URL(server, location.href);
   base.protocol = base.protocol === "https:" ? "wss:" : "ws:";
   base.pathname = "/ws";
-  base.search = new URLSearchParams(table ? { token, table } : { token }).toString();
+  base.search = "";
   let counter = 0;
   // Reopened with backoff and jitter unless refused for good (4401/4404: bad token, no
   // table): the same loop as the embedded widget's.
   const connection = reconnecting(base.href, {
+    onOpen: () => connection.send(hello(token, table)),
     onMessage(data) {
       let message;
       try { message = JSON.parse(data); } catch { return; }

@@ -1,5 +1,5 @@
-// The video mesh's signalling socket, `/video?token=...` (plugin/web/video.py), on the
-// pages' one reconnect loop (socket/reconnecting.js).
+// The video mesh's signalling socket, `/video` (plugin/web/video.py), on the pages' one
+// reconnect loop (socket/reconnecting.js); its first message is the page's hello (token).
 //
 // Returns {connection, welcomed}: `welcomed` resolves on the first `welcome`; a socket that
 // closes before it rejects it (the token or table was refused, or no server is there). Later closes are reopened with the
@@ -8,13 +8,17 @@
 
 import { reconnecting, retryable } from "../socket/reconnecting.js";
 
-export function openSignalling(url, { onMessage, onDown, final = () => false }, options = {}) {
+export function openSignalling(url, { token, onMessage, onDown, final = () => false },
+                               options = {}) {
   let welcomed = false;
   let settle;
   const welcome = new Promise((resolve, reject) => {
     settle = { resolve, reject };
   });
   const connection = reconnecting(url, {
+    onOpen: () => {
+      if (token) connection.send(JSON.stringify({ type: "hello", token }));
+    },
     onMessage(data) {
       let message;
       try {

@@ -59,15 +59,13 @@ export async function startVideo({
   }
   const mesh = new Mesh({ seat, tileFor, quality: q, connectTimeoutMs, localStream });
   if (view) mesh.update(view);
-  await mesh.connect(signallingUrl(wsUrl, token));
+  await mesh.connect(signallingUrl(wsUrl), token);
   return mesh.api();
 }
 
-function signallingUrl(wsUrl, token) {
+function signallingUrl(wsUrl) {
   const base = wsUrl ?? `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/video`;
-  const url = new URL(base, location.href);
-  url.searchParams.set("token", token);
-  return url.toString();
+  return new URL(base, location.href).toString();
 }
 
 class Mesh {
@@ -90,9 +88,10 @@ class Mesh {
   /** Open the signalling socket; resolves on the first welcome. A socket that closes later
    * is reopened (signalling.js) unless the token was refused or another tab of the same
    * seat took over; meanwhile every tile of a peer shows "no video". */
-  async connect(url) {
+  async connect(url, token) {
     this.poller = setInterval(() => this.poll().catch(() => {}), POLL_MS);
     const { connection, welcomed } = openSignalling(url, {
+      token,
       onMessage: (message) => this.onMessage(message),
       onDown: () => {
         if (!this.stopped) this.dropAll();

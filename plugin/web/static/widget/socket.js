@@ -9,13 +9,20 @@ import { reconnecting } from "../socket/reconnecting.js";
 
 const VERSION = 1;
 
-/** The WebSocket URL of this server, derived from the page's own location (relative). */
-export function socketUrl(token) {
+/** The WebSocket URL of this server, derived from the page's own location (relative).
+ * It carries no token: the token goes in the socket's first message (hello), because
+ * proxies and servers keep URLs in their access logs. */
+export function socketUrl() {
   const url = new URL("../../ws", location.href);
   url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
-  url.search = `?token=${encodeURIComponent(token)}`;
+  url.search = "";
   url.hash = "";
   return url.toString();
+}
+
+/** The first message of every socket this page opens: who it is. */
+export function hello(token, table) {
+  return JSON.stringify(table ? { type: "hello", token, table } : { type: "hello", token });
 }
 
 /**
@@ -49,8 +56,11 @@ export function openSocket(token, handlers, options = {}) {
   }
 
   status("connecting");
-  const connection = reconnecting(options.url ?? socketUrl(token), {
-    onOpen: () => status("online"),
+  const connection = reconnecting(options.url ?? socketUrl(), {
+    onOpen: () => {
+      connection.send(hello(token));
+      status("online");
+    },
     onMessage: receive,
     onRetry: () => status("reconnecting"),
     onGiveUp: () => status("refused"),
