@@ -10,8 +10,9 @@ from contextlib import ExitStack
 from starlette.testclient import TestClient
 
 from plugin.signing import Signer
+from plugin.testing import Client, next_id
 
-from .conftest import ADMIN, SECRET, Client, create_table, next_id, token_of
+from .conftest import ADMIN, SECRET, create_table, token_of
 
 
 def open_ws(client: TestClient, token: str, stack: ExitStack, **query: str) -> Client:

@@ -1,0 +1,68 @@
+"""What tests and benchmarks share: write a helper here once, never again per test file.
+
+Only tests/ and bench/ import this package; nothing else under plugin/ does. It may import
+any part of the project.
+
+- In-memory fakes of the host's ports (plugin.host.ports), each recording what it was
+  asked: `FakeRoom`, `FakeVoice`, `FakeHub`, and `FakeClock`, which moves only when told.
+- `ServerProcess`: `autohost serve` in its own process (crash it, restart it, measure it),
+  with `ADMIN_KEY` and `SECRET` unless told otherwise.
+- The game's WebSocket protocol: `Client` (blocking: `in_process` over starlette's
+  `TestClient`, or `connect` over a real socket) and `AsyncClient` (asyncio, for many at
+  once); `frame`, `next_id`, `socket_url`.
+- Load: `TableDriver` plays a table over its 12 clients, `open_tables`, `run_load`,
+  `Ledger`, `lost_votes`, `CLIENTS_PER_TABLE`.
+- `eventually(check, what, seconds=...)`: wait with a deadline; `free_port()`;
+  `percentile(values, q)`.
+"""
+
+from __future__ import annotations
+
+from .clock import FakeClock
+from .fakes import FakeHub, FakeRoom, FakeVoice
+from .figures import percentile
+from .load import (
+    CLIENTS_PER_TABLE,
+    AckedVote,
+    Ledger,
+    LoadFigures,
+    TableDriver,
+    lost_votes,
+    open_tables,
+    run_load,
+)
+from .loopback import free_port
+from .process import ADMIN_KEY, SECRET, ServerProcess
+from .protocol import AsyncClient, Client, Message, connect, frame, in_process, next_id, socket_url
+from .testclient import TestClient
+from .waiting import eventually
+
+__all__ = [
+    "ADMIN_KEY",
+    "CLIENTS_PER_TABLE",
+    "SECRET",
+    "AckedVote",
+    "AsyncClient",
+    "Client",
+    "FakeClock",
+    "FakeHub",
+    "FakeRoom",
+    "FakeVoice",
+    "Ledger",
+    "LoadFigures",
+    "Message",
+    "ServerProcess",
+    "TableDriver",
+    "TestClient",
+    "connect",
+    "eventually",
+    "frame",
+    "free_port",
+    "in_process",
+    "lost_votes",
+    "next_id",
+    "open_tables",
+    "percentile",
+    "run_load",
+    "socket_url",
+]
