@@ -197,7 +197,9 @@ class AsyncClient:
         self.closed = False
         self.pending: set[str] = set()
         self._replies: dict[str, asyncio.Future[Message]] = {}
-        self._changed = asyncio.Event()
+        # (version, the moment a state of at least that version is read): resolved by the
+        # reader itself, so a waiter costs no task and its moment is the reader's.
+        self._arrivals: list[tuple[int, asyncio.Future[float]]] = []
         self._reader = asyncio.create_task(self._read(), name=f"client {label}")
 
     @classmethod
@@ -218,9 +220,11 @@ class AsyncClient:
             async for text in self.ws:
                 message = json.loads(text)
                 if message["type"] == "state":
+                    now = time.perf_counter()
                     self.state, self.version = message, message["table"]["version"]
-                    self.history.append((self.version, time.perf_counter()))
-                    self._changed.set()
+                    self.history.append((self.version, now))
+                    if self._arrivals:
+                        self._arrived(now)
                 elif message.get("id") in self._replies:
                     future = self._replies.pop(message["id"])
                     if not future.done():
@@ -229,30 +233,46 @@ class AsyncClient:
             pass
         finally:
             self.closed = True
-            self._changed.set()
-            for future in self._replies.values():
+            waiting: list[asyncio.Future[Any]] = [*self._replies.values()]
+            for future in [*waiting, *(arrival for _, arrival in self._arrivals)]:
                 if not future.done():
                     future.set_exception(ConnectionError(f"{self.label}: connection closed"))
 
+    def _arrived(self, now: float) -> None:
+        still = []
+        for version, future in self._arrivals:
+            if self.version < version:
+                still.append((version, future))
+            elif not future.done():
+                future.set_result(now)
+        self._arrivals = still
+
+    async def _arrival(self, version: int, timeout: float) -> float:
+        if self.closed:
+            raise ConnectionError(f"{self.label}: connection closed")
+        future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        entry = (version, future)
+        self._arrivals.append(entry)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            raise TimeoutError(f"{self.label}: no state version {version}") from None
+        finally:
+            if entry in self._arrivals:
+                self._arrivals.remove(entry)
+
     async def wait_version(self, version: int, timeout: float = 60) -> None:
         """Until a state of at least this table version was read."""
-        deadline = time.monotonic() + timeout
-        while self.version < version:
-            if self.closed:
-                raise ConnectionError(f"{self.label}: connection closed")
-            self._changed.clear()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"{self.label}: no state version {version}")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
+        if self.version < version:
+            await self._arrival(version, timeout)
 
     async def newer_than(self, version: int, timeout: float = 60) -> float:
         """The moment (time.perf_counter()) a state newer than `version` was read."""
-        await self.wait_version(version + 1, timeout)
-        moment = self.reached(version + 1)
-        assert moment is not None
-        return moment
+        if self.version > version:
+            moment = self.reached(version + 1)
+            assert moment is not None
+            return moment
+        return await self._arrival(version + 1, timeout)
 
     async def request(self, type: str, id: str | None = None, **fields: Any) -> Message:
         """Send one message; the ack or error that answers it (its "id" is the message's),
