@@ -17,7 +17,7 @@ async def eventually(
     check: Check,
     what: str = "the condition",
     *,
-    seconds: float = 10.0,
+    seconds: float = 30.0,
     interval: float = 0.02,
     explain: Callable[[], str | Awaitable[str]] | None = None,
 ) -> None:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from playwright.async_api import Browser, Page, Playwright
 
 from plugin.server import listening
+from plugin.testing import eventually
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install` (no download here)
 
@@ -44,13 +45,6 @@ async def launch_chromium(playwright: Playwright, *, args: list[str] = ()) -> Br
     return await playwright.chromium.launch(
         executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *args]
     )
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.asynccontextmanager
@@ -196,10 +190,5 @@ async def wait_for_quiet(
             raise AssertionError(f"page meter {name!r} still at {level:.4f} (>= {below})")
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 10) -> None:
-    """Wait until a condition on the server side holds; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached before the timeout")
-        await asyncio.sleep(0.02)
+# Wait until a condition on the server side holds; fail after 10 seconds.
+until = partial(eventually, seconds=10.0)

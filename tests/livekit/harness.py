@@ -19,6 +19,7 @@ import pytest
 from livekit import api
 
 from plugin.paths import CACHE_DIR
+from plugin.testing import free_port
 
 # A secret of 32+ bytes: PyJWT warns (an error under our pytest settings) on shorter ones.
 API_KEY = "autohost-test"
@@ -28,12 +29,6 @@ API_SECRET = "autohost-test-secret-0123456789abcdef"
 def server_binary() -> Path | None:
     path = Path(os.environ.get("LIVEKIT_SERVER_BIN", CACHE_DIR / "bin" / "livekit-server"))
     return path if path.is_file() and os.access(path, os.X_OK) else None
-
-
-def free_port(kind: int = socket.SOCK_STREAM) -> int:
-    with socket.socket(socket.AF_INET, kind) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass(frozen=True)
