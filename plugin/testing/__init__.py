@@ -12,8 +12,16 @@ any part of the project.
   once); `frame`, `next_id`, `socket_url`.
 - Load: `TableDriver` plays a table over its 12 clients, `open_tables`, `run_load`,
   `Ledger`, `lost_votes`, `CLIENTS_PER_TABLE`.
-- `eventually(check, what, seconds=...)`: wait with a deadline; `free_port()`;
-  `percentile(values, q)`.
+- `eventually(check, what, seconds=...)`: wait with a deadline; `free_port()`; `serve(app)`
+  (an ASGI app on a free loopback port, in this event loop); `percentile(values, q)`.
+
+Imported by module, because they pull in what most tests do not need:
+- `plugin.testing.browser`: Debian's Chromium through Playwright (`launch_chromium`).
+- `plugin.testing.livekit_server`: the real livekit-server binary on free ports
+  (`running_server`, `API_KEY`, `API_SECRET`, `mic_publishers`).
+- `plugin.testing.livekit_contract`: `ContractServer`, a loopback stand-in for LiveKit's
+  RoomService that injects faults on demand.
+- `plugin.testing.tones`: `tone_frames`, a sine tone as the voice's 20 ms PCM frames.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from .load import (
     open_tables,
     run_load,
 )
-from .loopback import free_port
+from .loopback import free_port, serve
 from .process import ADMIN_KEY, SECRET, ServerProcess
 from .protocol import AsyncClient, Client, Message, connect, frame, in_process, next_id, socket_url
 from .testclient import TestClient
@@ -64,5 +72,6 @@ __all__ = [
     "open_tables",
     "percentile",
     "run_load",
+    "serve",
     "socket_url",
 ]

@@ -1,59 +1,18 @@
-"""Shared browser harness for the end-to-end tests: Debian's Chromium through Playwright,
-a uvicorn server on a free loopback port, and a WebAudio level meter for pages.
+"""What the end-to-end tests share about pages: a WebAudio level meter and waits on it.
 
-Import these from any e2e test module; the fixtures in conftest.py wrap them.
+Chromium (plugin.testing.browser) and the server on a free port (plugin.testing.serve)
+are in plugin/testing, shared with the benches; the fixtures in conftest.py wrap them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator
 from functools import partial
-from typing import Any
 
-from playwright.async_api import Browser, Page, Playwright
+from playwright.async_api import Page
 
-from plugin.server import listening
 from plugin.testing import eventually
-
-CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install` (no download here)
-
-# Measured to work headless on this machine (FIELD-NOTES). The fake microphone beeps; the
-# fake camera draws frames; loopback candidates need their own flag.
-CHROMIUM_ARGS = [
-    "--use-fake-ui-for-media-stream",
-    "--use-fake-device-for-media-stream",
-    "--allow-loopback-in-peer-connection",
-    "--autoplay-policy=no-user-gesture-required",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    # Many pages in one browser must all keep their timers and audio running.
-    "--disable-background-timer-throttling",
-    "--disable-renderer-backgrounding",
-    "--disable-backgrounding-occluded-windows",
-]
-
-
-async def launch_chromium(playwright: Playwright, *, args: list[str] = ()) -> Browser:  # type: ignore[assignment]
-    """Debian's Chromium, headless, with the flags above (plus any extra `args`)."""
-    return await playwright.chromium.launch(
-        executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *args]
-    )
-
-
-@contextlib.asynccontextmanager
-async def serve(app: Any) -> AsyncIterator[str]:
-    """Run an ASGI app on 127.0.0.1 (a free port) in this event loop, the way the server
-    runs it (plugin.server.listening); yields the base URL, stops the server on exit."""
-    async with listening(app, lifespan="auto") as where:
-        yield where.url
-
 
 # A level meter on a MediaStream, in the page. Headless Chromium reports audioLevel 0 in
 # getStats() even when audio arrives (FIELD-NOTES), so this reads the samples through a

@@ -19,10 +19,9 @@ from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
 from plugin.rooms.livekit.static import client_installed, static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, token_route
-from plugin.testing import eventually
-from tests.e2e.harness import serve
-from tests.livekit.harness import API_KEY, API_SECRET, livekit_server, mic_publishers  # noqa: F401
-from tests.livekit.tones import tone_frames
+from plugin.testing import eventually, serve
+from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
+from plugin.testing.tones import tone_frames
 
 pytestmark = [
     pytest.mark.slow,
@@ -63,7 +62,7 @@ def fake_server(creds: Credentials, received: list[dict]) -> Starlette:
 READY = "#status[data-ready], #status[data-error]"
 
 
-async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F811
+async def test_speech_turns_in_the_browser(browser, livekit_server):
 
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
     received: list[dict] = []
@@ -152,7 +151,7 @@ async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F8
 
 async def test_quick_turn_changes_never_leave_the_speaker_without_a_microphone(
     browser,
-    livekit_server,  # noqa: F811
+    livekit_server,
 ):
     """Turns that change while the pages are still publishing (a host clicking through, a
     loaded machine): the server revokes a publish in flight, and the SDK drops that revoke

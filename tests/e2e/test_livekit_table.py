@@ -18,9 +18,8 @@ from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials
 from plugin.server import LiveKitOptions, ServerOptions, build
-from plugin.testing import eventually
-from tests.e2e.harness import serve
-from tests.livekit.harness import API_KEY, API_SECRET, livekit_server, mic_publishers  # noqa: F401
+from plugin.testing import eventually, serve
+from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
 
 pytestmark = [
     pytest.mark.slow,
@@ -39,7 +38,7 @@ PAGES = (5, 6, 7)
 READY = "#status[data-ready], #status[data-error]"
 
 
-async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, tmp_path):  # noqa: F811
+async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, tmp_path):
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
     app = build(
         ServerOptions(

@@ -16,7 +16,7 @@ from livekit import api
 from plugin.cli.livekit import main
 from plugin.paths import ROOT
 from plugin.rooms.livekit.tokens import verify_seat
-from tests.livekit.harness import API_KEY, API_SECRET
+from plugin.testing.livekit_server import API_KEY, API_SECRET
 
 
 def test_missing_credentials_are_named(monkeypatch, capsys):

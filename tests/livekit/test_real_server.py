@@ -21,8 +21,8 @@ from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
 from plugin.rooms.livekit.webhook import webhook_route
 from plugin.server import listening
 from plugin.testing import eventually
-from tests.livekit.harness import API_KEY, API_SECRET, mic_publishers
-from tests.livekit.tones import tone_frames
+from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
+from plugin.testing.tones import tone_frames
 
 pytestmark = [pytest.mark.livekit]
 
