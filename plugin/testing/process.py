@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import IO
 
 import httpx
@@ -140,12 +139,7 @@ class ServerProcess:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def _read(self, stdout: IO[str], lines: queue.Queue[str | None]) -> None:

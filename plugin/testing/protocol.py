@@ -19,7 +19,6 @@ import itertools
 import json
 import time
 from collections.abc import Callable
-from types import TracebackType
 from typing import Any, Literal
 
 import anyio
@@ -137,12 +136,7 @@ class Client:
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def _read(self) -> Message:
