@@ -5,8 +5,9 @@ any part of the project.
 
 - In-memory fakes of the host's ports (plugin.host.ports), each recording what it was
   asked: `FakeRoom`, `FakeVoice`, `FakeHub`, and `FakeClock`, which moves only when told.
-- `ServerProcess`: `autohost serve` in its own process (crash it, restart it, measure it),
-  with `ADMIN_KEY` and `SECRET` unless told otherwise.
+- `AutohostProcess`: any `autohost` command in its own process, its output read with
+  deadlines; `ServerProcess`: `autohost serve` (crash it, restart it, measure it), with
+  `ADMIN_KEY` and `SECRET` unless told otherwise.
 - The game's WebSocket protocol: `Client` (blocking: `in_process` over starlette's
   `TestClient`, or `connect` over a real socket) and `AsyncClient` (asyncio, for many at
   once); `frame`, `next_id`, `socket_url`.
@@ -40,7 +41,7 @@ from .load import (
     run_load,
 )
 from .loopback import free_port, serve
-from .process import ADMIN_KEY, SECRET, ServerProcess
+from .process import ADMIN_KEY, SECRET, AutohostProcess, ServerProcess
 from .protocol import AsyncClient, Client, Message, connect, frame, in_process, next_id, socket_url
 from .testclient import TestClient
 from .waiting import eventually
@@ -51,6 +52,7 @@ __all__ = [
     "SECRET",
     "AckedVote",
     "AsyncClient",
+    "AutohostProcess",
     "Client",
     "FakeClock",
     "FakeHub",
