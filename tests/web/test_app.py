@@ -7,10 +7,8 @@ import json
 import time
 from contextlib import ExitStack
 
-from starlette.testclient import TestClient
-
 from plugin.signing import Signer
-from plugin.testing import Client, next_id
+from plugin.testing import Client, TestClient, next_id
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from plugin.signing import Signer
-from plugin.testing import Client
+from plugin.testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import MAX_MESSAGE_BYTES, may_link, video_routes
 
