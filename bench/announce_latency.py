@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from plugin.testing import percentile
 from voice.announcer import Announcer
 from voice.phrases import ANNOUNCEMENT_KEYS, ANNOUNCEMENTS
 from voice.synth import Synthesizer
@@ -85,11 +86,6 @@ async def _measure(
     return latencies
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 async def main(count: int, lang: str) -> dict[str, float]:
     rng = random.Random(1)
     folder = Path(tempfile.mkdtemp(prefix="announce-bench-"))
@@ -116,15 +112,15 @@ async def main(count: int, lang: str) -> dict[str, float]:
     assert calls == chunks, "a cached announcement needed synthesis"
     for name, values in (("cached", cached), ("uncached", uncached)):
         print(
-            f"{name:>9}: n={len(values)} p50 {_pct(values, 0.5):.1f} ms, "
-            f"p99 {_pct(values, 0.99):.1f} ms, max {max(values):.1f} ms, "
+            f"{name:>9}: n={len(values)} p50 {percentile(values, 0.5):.1f} ms, "
+            f"p99 {percentile(values, 0.99):.1f} ms, max {max(values):.1f} ms, "
             f"mean {statistics.fmean(values):.1f} ms"
         )
     return {
-        "announce_start_p50_ms": round(_pct(cached, 0.5), 1),
-        "announce_start_p99_ms": round(_pct(cached, 0.99), 1),
-        "announce_uncached_p50_ms": round(_pct(uncached, 0.5), 1),
-        "announce_uncached_p99_ms": round(_pct(uncached, 0.99), 1),
+        "announce_start_p50_ms": round(percentile(cached, 0.5), 1),
+        "announce_start_p99_ms": round(percentile(cached, 0.99), 1),
+        "announce_uncached_p50_ms": round(percentile(uncached, 0.5), 1),
+        "announce_uncached_p99_ms": round(percentile(uncached, 0.99), 1),
     }
 
 

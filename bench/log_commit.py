@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._common import percentile
 from plugin.host.log import ClockRow, EventLog
+from plugin.testing import percentile
 
 TICK = 0.020
 

@@ -21,23 +21,21 @@ import json
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._table import peers, tables
 from plugin.rooms.embedded.client import RoomClient
+from plugin.testing import eventually
 
 PITCH = {3: 900.0, 5: 1300.0}
 HEARD = 1000.0  # RMS at the pitch (a tone of amplitude 8000 arrives at 4000-5700)
 
 
-async def wait(predicate, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise SystemExit("bench: condition not reached")
-        await asyncio.sleep(0.005)
+# Looked at every 5 ms: the gate is measured from the room's own tick time, not from here.
+wait = partial(eventually, seconds=5.0, interval=0.005)
 
 
 async def run(turns: int) -> list[dict[str, float]]:

@@ -18,15 +18,10 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -35,6 +30,7 @@ from plugin.host.commands import HOST, Command  # noqa: E402
 from plugin.host.registry import Registry  # noqa: E402
 from plugin.host.settings import TableSettings  # noqa: E402
 from plugin.signing import Signer  # noqa: E402
+from plugin.testing import AsyncClient, ServerProcess  # noqa: E402
 from plugin.web.hub import Hub  # noqa: E402
 
 SECRET = "bench-secret-0123456789abcdef0123"
@@ -77,49 +73,28 @@ async def rebuild_in_process(db: Path) -> float:
     return elapsed
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def spawn(db: Path, port: int) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "plugin.cli", "serve", "--port", str(port), "--db", str(db),
-               "--admin-key", "bench"]  # fmt: skip
-    env = {**os.environ, "AUTOHOST_SECRET": SECRET}
-    return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-
-
-async def all_tables_answer(port: int, ids: list[str]) -> None:
-    signer = Signer(SECRET.encode())
+async def all_tables_answer(server: ServerProcess, ids: list[str]) -> None:
+    signer = Signer(server.secret.encode())
 
     async def one(table_id: str) -> None:
-        url = f"ws://127.0.0.1:{port}/ws?token={signer.issue(table_id, HOST)}"
-        async with connect(url) as ws:
-            state = json.loads(await ws.recv())
-            assert state["type"] == "state" and state["phase"] == "voting", state
+        client = await AsyncClient.open(server.ws_url(signer.issue(table_id, HOST)))
+        try:
+            assert client.state["phase"] == "voting", client.state
+        finally:
+            await client.close()
 
     await asyncio.gather(*(one(t) for t in ids))
 
 
 async def restart_subprocess(db: Path, ids: list[str]) -> tuple[float, float]:
-    port = free_port()
-    first = spawn(db, port)
-    assert first.stdout is not None and "listening" in first.stdout.readline()
-    first.send_signal(signal.SIGKILL)
-    first.wait()
-    first.stdout.close()
+    server = ServerProcess(db, admin_key="bench", secret=SECRET)
+    server.start()
+    server.kill()
     started = time.perf_counter()
-    second = spawn(db, port)
-    assert second.stdout is not None
-    line = await asyncio.to_thread(second.stdout.readline)
-    listening = time.perf_counter() - started
-    assert "listening" in line, line
-    await all_tables_answer(port, ids)
+    listening = server.start()  # the same command, the same port
+    await all_tables_answer(server, ids)
     ready = time.perf_counter() - started
-    second.send_signal(signal.SIGTERM)
-    second.wait()
-    second.stdout.close()
+    server.stop()
     return listening, ready
 
 

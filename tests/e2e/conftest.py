@@ -8,8 +8,7 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 
 from plugin.rooms.embedded import loopback_ice as _loopback_ice
-
-from .harness import launch_chromium
+from plugin.testing.browser import launch_chromium
 
 
 @pytest.fixture

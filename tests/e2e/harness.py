@@ -1,65 +1,18 @@
-"""Shared browser harness for the end-to-end tests: Debian's Chromium through Playwright,
-a uvicorn server on a free loopback port, and a WebAudio level meter for pages.
+"""What the end-to-end tests share about pages: a WebAudio level meter and waits on it.
 
-Import these from any e2e test module; the fixtures in conftest.py wrap them.
+Chromium (plugin.testing.browser) and the server on a free port (plugin.testing.serve)
+are in plugin/testing, shared with the benches; the fixtures in conftest.py wrap them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from functools import partial
 
-from playwright.async_api import Browser, Page, Playwright
+from playwright.async_api import Page
 
-from plugin.server import listening
-
-CHROMIUM = "/usr/bin/chromium"  # Debian's; never `playwright install` (no download here)
-
-# Measured to work headless on this machine (FIELD-NOTES). The fake microphone beeps; the
-# fake camera draws frames; loopback candidates need their own flag.
-CHROMIUM_ARGS = [
-    "--use-fake-ui-for-media-stream",
-    "--use-fake-device-for-media-stream",
-    "--allow-loopback-in-peer-connection",
-    "--autoplay-policy=no-user-gesture-required",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    # Many pages in one browser must all keep their timers and audio running.
-    "--disable-background-timer-throttling",
-    "--disable-renderer-backgrounding",
-    "--disable-backgrounding-occluded-windows",
-]
-
-
-async def launch_chromium(playwright: Playwright, *, args: list[str] = ()) -> Browser:  # type: ignore[assignment]
-    """Debian's Chromium, headless, with the flags above (plus any extra `args`)."""
-    return await playwright.chromium.launch(
-        executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *args]
-    )
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.asynccontextmanager
-async def serve(app: Any) -> AsyncIterator[str]:
-    """Run an ASGI app on 127.0.0.1 (a free port) in this event loop, the way the server
-    runs it (plugin.server.listening); yields the base URL, stops the server on exit."""
-    async with listening(app, lifespan="auto") as where:
-        yield where.url
-
+from plugin.testing import eventually
 
 # A level meter on a MediaStream, in the page. Headless Chromium reports audioLevel 0 in
 # getStats() even when audio arrives (FIELD-NOTES), so this reads the samples through a
@@ -196,10 +149,5 @@ async def wait_for_quiet(
             raise AssertionError(f"page meter {name!r} still at {level:.4f} (>= {below})")
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 10) -> None:
-    """Wait until a condition on the server side holds; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached before the timeout")
-        await asyncio.sleep(0.02)
+# Wait until a condition on the server side holds; fail after 10 seconds.
+until = partial(eventually, seconds=10.0)

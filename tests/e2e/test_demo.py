@@ -4,7 +4,6 @@ browser demo with every seat simulated, stopped with Ctrl-C."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from plugin.paths import ROOT
+from plugin.testing import AutohostProcess
 
 pytestmark = [pytest.mark.slow]
 
@@ -61,24 +61,14 @@ def test_terminal_demo_refuses_bad_arguments_and_does_nothing():
 @pytest.mark.e2e
 def test_browser_demo_with_every_seat_simulated_plays_and_stops_on_ctrl_c(tmp_path: Path):
     db = tmp_path / "demo.db"
-    demo = subprocess.Popen(
-        [*AUTOHOST, "demo", "--humans", "0", "--port", "0", "--speed", "20", "--lang", "en",
+    demo = AutohostProcess(
+        ["demo", "--humans", "0", "--port", "0", "--speed", "20", "--lang", "en",
          "--db", str(db), "--seed", "5"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        ready="the game has started",
     )  # fmt: skip
-    output: list[str] = []
+    demo.start(timeout=120)
     try:
-        assert demo.stdout is not None
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            line = demo.stdout.readline()
-            if not line:
-                break
-            output.append(line)
-            if "the game has started" in line:
-                break
-        text = "".join(output)
+        text = "".join(demo.output)
         assert "the game has started" in text, text
         base, table = re.search(r"table (\w+) on (http://127\.0\.0\.1:\d+)", text).group(2, 1)  # type: ignore[union-attr]
         links = re.findall(r"seat +(\d+) \(bot\): (\S+)", text)
@@ -102,11 +92,8 @@ def test_browser_demo_with_every_seat_simulated_plays_and_stops_on_ctrl_c(tmp_pa
         assert len(view["table"]["connected"]) == 10  # every bot's socket
         assert len(view["table"]["present"]) == 10  # every bot's WebRTC peer
     finally:
-        demo.send_signal(signal.SIGINT)
-        try:
-            rest, errors = demo.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            demo.kill()
-            raise
-    assert demo.returncode == 0, errors
+        before_stop = len(demo.output)
+        code = demo.stop(timeout=60, sig=signal.SIGINT)  # killed after that (a failure)
+        rest = "".join(demo.output[before_stop:])
+    assert code == 0  # its stderr is in the test's captured output
     assert "autohost demo: stopped (SIGINT)" in rest

@@ -19,9 +19,9 @@ from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
 from plugin.rooms.livekit.static import client_installed, static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, token_route
-from tests.e2e.harness import serve
-from tests.livekit.harness import API_KEY, API_SECRET, livekit_server, mic_publishers  # noqa: F401
-from tests.livekit.tones import tone_frames
+from plugin.testing import eventually, serve
+from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
+from plugin.testing.tones import tone_frames
 
 pytestmark = [
     pytest.mark.slow,
@@ -62,16 +62,7 @@ def fake_server(creds: Credentials, received: list[dict]) -> Starlette:
 READY = "#status[data-ready], #status[data-error]"
 
 
-async def eventually(check, what: str, tries: int = 1200) -> None:
-
-    for _ in range(tries):
-        if await check():
-            return
-        await asyncio.sleep(0.025)
-    raise AssertionError(f"never happened: {what}")
-
-
-async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F811
+async def test_speech_turns_in_the_browser(browser, livekit_server):
 
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
     received: list[dict] = []
@@ -116,15 +107,23 @@ async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F8
 
                 return check
 
-            await eventually(only("seat-1", "seat-2", "seat-3"), "every page publishes its mic")
+            await eventually(
+                only("seat-1", "seat-2", "seat-3"), "every page publishes its mic", seconds=60
+            )
             await room.start()
             await room.set_speakers(frozenset({2}))
-            await eventually(only("seat-2"), "only seat 2 publishes (ListParticipants)")
-            await eventually(pages_publish(False, True, False), "the pages see only seat 2")
+            await eventually(only("seat-2"), "only seat 2 publishes (ListParticipants)", seconds=60)
+            await eventually(
+                pages_publish(False, True, False), "the pages see only seat 2", seconds=60
+            )
             restores = await pages[2].evaluate("autohost.widget.micRestores")
             await room.set_speakers(frozenset({3}))
-            await eventually(only("seat-3"), "the turn passed to seat 3 (ListParticipants)")
-            await eventually(pages_publish(False, False, True), "the pages see only seat 3")
+            await eventually(
+                only("seat-3"), "the turn passed to seat 3 (ListParticipants)", seconds=60
+            )
+            await eventually(
+                pages_publish(False, False, True), "the pages see only seat 3", seconds=60
+            )
             # seat 3's widget opened the mic again when the permission came back
             assert await pages[2].evaluate("autohost.widget.micRestores") == restores + 1
 
@@ -132,7 +131,7 @@ async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F8
                 level = await pages[0].evaluate("autohost.levels['autohost-bot'] ?? 0")
                 return level > 0.05
 
-            await eventually(bot_heard, "the bot's voice reaches the browser")
+            await eventually(bot_heard, "the bot's voice reaches the browser", seconds=60)
             overlay = await pages[0].text_content(".autohost-overlay")
             assert "day_speech" in overlay and "speaking: 2" in overlay
             await pages[0].evaluate("autohost.widget.vote(2)")
@@ -140,7 +139,7 @@ async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F8
             async def vote_sent() -> bool:
                 return any(m.get("type") == "vote" and m.get("candidate") == 2 for m in received)
 
-            await eventually(vote_sent, "the widget's vote reaches the server")
+            await eventually(vote_sent, "the widget's vote reaches the server", seconds=60)
     finally:
         for context in contexts:
             await context.close()
@@ -152,7 +151,7 @@ async def test_speech_turns_in_the_browser(browser, livekit_server):  # noqa: F8
 
 async def test_quick_turn_changes_never_leave_the_speaker_without_a_microphone(
     browser,
-    livekit_server,  # noqa: F811
+    livekit_server,
 ):
     """Turns that change while the pages are still publishing (a host clicking through, a
     loaded machine): the server revokes a publish in flight, and the SDK drops that revoke
@@ -194,8 +193,10 @@ async def test_quick_turn_changes_never_leave_the_speaker_without_a_microphone(
                 return seen == [True, False, False]
 
             # A publish that raced a revoke times out after about 10 s before the retry.
-            await eventually(only_seat_1, "seat 1 publishes, nobody else (ListParticipants)", 2400)
-            await eventually(pages_agree, "the pages see only seat 1's microphone", 2400)
+            await eventually(
+                only_seat_1, "seat 1 publishes, nobody else (ListParticipants)", seconds=120
+            )
+            await eventually(pages_agree, "the pages see only seat 1's microphone", seconds=120)
     finally:
         for context in contexts:
             await context.close()

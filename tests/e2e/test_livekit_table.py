@@ -18,8 +18,8 @@ from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials
 from plugin.server import LiveKitOptions, ServerOptions, build
-from tests.e2e.harness import serve
-from tests.livekit.harness import API_KEY, API_SECRET, livekit_server, mic_publishers  # noqa: F401
+from plugin.testing import eventually, serve
+from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
 
 pytestmark = [
     pytest.mark.slow,
@@ -38,19 +38,7 @@ PAGES = (5, 6, 7)
 READY = "#status[data-ready], #status[data-error]"
 
 
-async def eventually(check, what: str, seconds: float = 90.0, explain=None) -> None:
-    # A deadline, not a count of tries: under load a publish that raced a revoke takes ~10 s
-    # to time out before the widget retries it (docs/livekit.md), and a page's evaluate()
-    # itself can take seconds, so a count of tries was once too short in a full run.
-    deadline = asyncio.get_running_loop().time() + seconds
-    while asyncio.get_running_loop().time() < deadline:
-        if await check():
-            return
-        await asyncio.sleep(0.025)
-    raise AssertionError(f"never happened within {seconds:.0f} s: {what}")
-
-
-async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, tmp_path):  # noqa: F811
+async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, tmp_path):
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
     app = build(
         ServerOptions(
@@ -120,7 +108,7 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
             async def present() -> bool:
                 return {*PAGES, 8} <= table.present
 
-            await eventually(present, "the bot reports the three players to the table")
+            await eventually(present, "the bot reports the three players to the table", seconds=90)
 
             async def host(kind: str, **fields) -> None:
                 outcome = await table.submit(HOST, Command(kind=kind, fields=fields))
@@ -151,7 +139,10 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                         return f"publishers {await publishers()}, pages {pages_said}"
 
                     await eventually(
-                        only_seat_5, "only seat 5 publishes during his speech", explain=explain
+                        only_seat_5,
+                        "only seat 5 publishes during his speech",
+                        seconds=90,
+                        explain=explain,
                     )
 
                     async def pages_agree() -> bool:
@@ -159,7 +150,9 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                             await pages[s].evaluate("autohost.widget.micPublished()") for s in PAGES
                         ] == [True, False, False]
 
-                    await eventually(pages_agree, "the pages see only seat 5's microphone")
+                    await eventually(
+                        pages_agree, "the pages see only seat 5's microphone", seconds=90
+                    )
                     checked_speech = True
                 if table.state.phase.value == "speech" and speakers and speakers[0] in nominations:
                     seat = speakers[0]
@@ -183,7 +176,9 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                 return check
 
             for seat, page in [*pages.items(), (8, club)]:
-                await eventually(tally_shows(page), f"seat {seat}'s overlay shows the vote")
+                await eventually(
+                    tally_shows(page), f"seat {seat}'s overlay shows the vote", seconds=90
+                )
             assert await club.evaluate("autohost.widget.state.me.seat") == 8
             view = table.snapshot().state
             assert view.phase.value == "voting"

@@ -19,10 +19,10 @@ from plugin.paths import ROOT
 from plugin.rooms.embedded import EmbeddedRoom
 from plugin.rooms.embedded.frames import FRAME_SAMPLES, SAMPLE_RATE, SILENCE, tone
 from plugin.rooms.embedded.signalling import rtc_routes
+from plugin.testing import serve
 
 from .harness import (
     quiet_for,
-    serve,
     start_audio_meter,
     until,
     wait_for_audio,

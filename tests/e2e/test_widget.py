@@ -30,10 +30,11 @@ from plugin.host.table import Table
 from plugin.paths import ROOT
 from plugin.server.embedded import EmbeddedTables
 from plugin.signing import table_links
+from plugin.testing import serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 
-from .harness import serve, wait_for_audio, wait_for_quiet
+from .harness import wait_for_audio, wait_for_quiet
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

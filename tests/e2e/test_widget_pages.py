@@ -3,15 +3,9 @@ files, the landing page; tokens never needed by, nor leaked from, these routes."
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
-# Starlette 1.10 warns at import that its TestClient wants httpx2 (not installed; the
-# project pins httpx), as in tests/web/conftest.py: only that warning, only this import.
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message=r"Using `httpx` with `starlette.testclient`")
-    from starlette.testclient import TestClient
-
+from plugin.testing import TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 

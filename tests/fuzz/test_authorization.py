@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
-from plugin.host.clock import FakeClock
 from plugin.signing import Signer
+from plugin.testing import Client, FakeClock, TestClient, in_process
 from plugin.web.app import CLOSE_NO_TABLE, CLOSE_UNAUTHORIZED, ServerConfig, create_app
 
 from .messages import CANDIDATES, SENDER
-from .wire import Channel, TestClient, catch_up, in_process, log_size, play_to_vote
+from .wire import catch_up, log_size, play_to_vote
 
 SECRET = b"auth-secret-0123456789abcdef01234"
 ADMIN = "auth-admin"
@@ -51,8 +51,8 @@ class Table:
     db: Path
     links: dict[str, Any]
     other: dict[str, Any]  # a second table
-    host: Channel
-    seats: dict[int, Channel]
+    host: Client
+    seats: dict[int, Client]
     signer: Signer
 
     @property
@@ -67,7 +67,7 @@ class Table:
     def view(self) -> dict[str, Any]:
         return dict(self.client.get(f"/api/tables/{self.id}", headers=AUTH).json()["view"])
 
-    def connect(self, query: str) -> Channel:
+    def connect(self, query: str) -> Client:
         return in_process(self.stack, self.client, f"/ws?{query}")
 
 
@@ -83,7 +83,7 @@ def table(tmp_path: Path) -> Iterator[Table]:
         links = client.post("/api/tables", json=body, headers=AUTH).json()
         other = client.post("/api/tables", json=body, headers=AUTH).json()
 
-        def channel(token: str) -> Channel:
+        def channel(token: str) -> Client:
             return in_process(stack, client, f"/ws?token={token}")
 
         host = channel(links["host"]["token"])

@@ -11,8 +11,6 @@ clock so no timer moves); a smaller run goes to a real `autohost serve` over rea
 from __future__ import annotations
 
 import contextlib
-import json
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,19 +18,13 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from websockets.sync.client import connect
 
-from bench._common import ADMIN as SERVER_ADMIN
-from bench._common import ServerProcess
-from plugin.host.clock import FakeClock
+from plugin.testing import ADMIN_KEY as SERVER_ADMIN
+from plugin.testing import Client, FakeClock, ServerProcess, TestClient, connect, in_process
 from plugin.web.app import ServerConfig, create_app
 
 from .messages import CANDIDATES, SENDER, bad_messages
-from .wire import Channel, catch_up, in_process, log_size, play_to_vote
-
-with warnings.catch_warnings():  # starlette 1.x: "use httpx2" at import, nothing else
-    warnings.filterwarnings("ignore", message=r"Using `httpx` with `starlette.testclient`")
-    from starlette.testclient import TestClient
+from .wire import catch_up, log_size, play_to_vote
 
 pytestmark = pytest.mark.slow
 # Found by this fuzzer (bug): a message nested ~1,000 deep (under 4 KiB) made msgspec raise
@@ -54,8 +46,8 @@ FUZZ = settings(
 batches = st.lists(bad_messages, min_size=BATCH, max_size=BATCH)
 
 
-def check_refused(channel: Channel, kind: str, payload: bytes, counter: list[int]) -> None:
-    channel.send(kind, payload)
+def check_refused(channel: Client, kind: str, payload: bytes, counter: list[int]) -> None:
+    channel.send_frame(kind, payload)
     reply = channel.receive()
     counter[0] += 1
     assert reply["type"] == "error", f"{payload[:200]!r} was not refused: {reply}"[:600]
@@ -78,7 +70,7 @@ def test_ten_thousand_bad_messages_in_process(tmp_path: Path) -> None:
         answer = client.post("/api/tables", json={"seats": 10, "roles": ROLES}, headers=auth)
         links = answer.json()
 
-        def open_channel(token: str) -> Channel:
+        def open_channel(token: str) -> Client:
             return in_process(stack, client, f"/ws?token={token}")
 
         host = open_channel(links["host"]["token"])
@@ -131,14 +123,8 @@ def test_bad_messages_to_a_real_server(real_server: ServerProcess) -> None:
     table = links.json()
     with contextlib.ExitStack() as stack:
 
-        def open_channel(token: str) -> Channel:
-            url = f"ws://127.0.0.1:{real_server.port}/ws?token={token}"
-            ws = stack.enter_context(connect(url, max_size=None, compression=None))
-
-            def send(kind: str, payload: bytes) -> None:
-                ws.send(payload.decode() if kind == "text" else payload)
-
-            return Channel(send, lambda: json.loads(ws.recv(timeout=20)))
+        def open_channel(token: str) -> Client:
+            return stack.enter_context(connect(real_server.ws_url(token), timeout=20))
 
         host = open_channel(table["host"]["token"])
         seats = {s["seat"]: open_channel(s["token"]) for s in table["seats"] if s["seat"] <= 3}

@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from plugin.host.clock import FakeClock
 from plugin.host.commands import HOST, Command, Sender
-from plugin.host.fakes import FakeHub, FakeRoom, FakeVoice
 from plugin.host.log import EventLog
 from plugin.host.settings import TableSettings
 from plugin.host.table import Outcome, Table
+from plugin.testing import FakeClock, FakeHub, FakeRoom, FakeVoice
 
 # Seat 1 is the don, 2 and 3 mafia, 4 the sheriff: fixed so tests can name them.
 ROLES = {1: "don", 2: "mafia", 3: "mafia", 4: "sheriff"}

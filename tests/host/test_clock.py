@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from plugin.host.clock import FakeClock
 from plugin.host.countdown import Countdown
+from plugin.testing import FakeClock
 
 
 def test_fake_clock_runs_callbacks_in_time_order_at_their_moment() -> None:

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from plugin.cli import table as table_cli
-from plugin.host.clock import FakeClock
 from plugin.host.commands import HOST, Command
-from plugin.host.fakes import FakeHub, FakeRoom
 from plugin.host.registry import Registry
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.signing import Signer, load_secret, secret_path_for
+from plugin.testing import FakeClock, FakeHub, FakeRoom
 
 from .conftest import ROLES
 

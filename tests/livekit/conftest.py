@@ -1,14 +1,14 @@
-"""Fixtures for the LiveKit tests: the contract server and the real LiveKit server.
+"""Fixtures for the LiveKit tests: the contract server (plugin/testing/livekit_contract.py).
 
-The real server's fixtures live in harness.py so that tests/e2e can import them too.
+The real LiveKit server's fixture is in tests/conftest.py, so that tests/e2e has it too.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.livekit.contract_server import ContractServer
-from tests.livekit.harness import API_KEY, API_SECRET, livekit_server  # noqa: F401
+from plugin.testing.livekit_contract import ContractServer
+from plugin.testing.livekit_server import API_KEY, API_SECRET
 
 
 @pytest.fixture

@@ -3,20 +3,17 @@ joins the room, /livekit/token mints a seat's token from its link, SIGINT stops 
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import signal
-import sys
 
 import httpx
 import pytest
 from livekit import api
 
 from plugin.cli.livekit import main
-from plugin.paths import ROOT
 from plugin.rooms.livekit.tokens import verify_seat
-from tests.livekit.harness import API_KEY, API_SECRET
+from plugin.testing import AutohostProcess
+from plugin.testing.livekit_server import API_KEY, API_SECRET
 
 
 def test_missing_credentials_are_named(monkeypatch, capsys):
@@ -31,19 +28,19 @@ def test_missing_credentials_are_named(monkeypatch, capsys):
 
 @pytest.mark.livekit
 async def test_the_bot_joins_and_tokens_are_minted(livekit_server, tmp_path):
-    env = dict(os.environ, LIVEKIT_URL=livekit_server.ws_url, LIVEKIT_API_KEY=API_KEY,
+    env = dict(LIVEKIT_URL=livekit_server.ws_url, LIVEKIT_API_KEY=API_KEY,
                LIVEKIT_API_SECRET=API_SECRET, AUTOHOST_ADMIN_KEY="admin-test")  # fmt: skip
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "plugin.cli", "livekit", "--room", "cli-room", "--port", "0",
-        "--db", str(tmp_path / "autohost.db"), "--no-voice", "--seats", "10",
-        cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    process = AutohostProcess(
+        ["livekit", "--room", "cli-room", "--port", "0",
+         "--db", str(tmp_path / "autohost.db"), "--no-voice", "--seats", "10"],
+        env=env, ready="listening on",
     )  # fmt: skip
+    process.start(timeout=30)
     try:
-        assert process.stdout is not None
-        listening = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        listening = process.wait_for("listening on")
         assert "listening on" in listening, listening
         url = listening.split("listening on ")[1].split()[0]
-        links = json.loads(await asyncio.wait_for(process.stdout.readline(), 30))
+        links = json.loads(process.wait_for('"seats":', timeout=30))  # the line after it
         async with api.LiveKitAPI(livekit_server.ws_url, API_KEY, API_SECRET,
                                   failover=False) as lkapi:  # fmt: skip
             listed = await lkapi.room.list_participants(
@@ -61,6 +58,5 @@ async def test_the_bot_joins_and_tokens_are_minted(livekit_server, tmp_path):
             forged = await client.post(f"{url}/livekit/token", json={"link": seat3 + "x"})
             assert forged.status_code == 401
     finally:
-        process.send_signal(signal.SIGINT)
-        code = await asyncio.wait_for(process.wait(), 30)
-    assert code == 0, (await process.stderr.read()).decode()[-2000:]  # type: ignore[union-attr]
+        code = process.stop(timeout=30, sig=signal.SIGINT)
+    assert code == 0  # its stderr is in the test's captured output

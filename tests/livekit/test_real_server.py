@@ -20,8 +20,9 @@ from plugin.rooms.livekit.botroom import BotRoom
 from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
 from plugin.rooms.livekit.webhook import webhook_route
 from plugin.server import listening
-from tests.livekit.harness import API_KEY, API_SECRET, mic_publishers
-from tests.livekit.tones import tone_frames
+from plugin.testing import eventually
+from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
+from plugin.testing.tones import tone_frames
 
 pytestmark = [pytest.mark.livekit]
 
@@ -37,14 +38,6 @@ def creds(livekit_server):
 @pytest.fixture
 def room_name():
     return f"real-{next(ROOMS)}"
-
-
-async def eventually(check, what: str, tries: int = 1000) -> None:
-    for _ in range(tries):
-        if await check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"never happened: {what}")
 
 
 class Player:
@@ -237,9 +230,11 @@ async def test_the_servers_webhooks_arrive_and_verify(livekit_server, creds, roo
     try:
         async with listening(app, port=livekit_server.webhook_port, lifespan="off"):
             await player.join()
-            await eventually(_async(lambda: (4, True) in presence), "participant_joined", 500)
+            await eventually(
+                _async(lambda: (4, True) in presence), "participant_joined", seconds=20
+            )
             await player.leave()
-            await eventually(_async(lambda: (4, False) in presence), "participant_left", 500)
+            await eventually(_async(lambda: (4, False) in presence), "participant_left", seconds=20)
     finally:
         await room.stop()
 
@@ -310,7 +305,7 @@ async def test_a_removed_bot_joins_again_and_publishes(creds, room_name):
             async def back() -> bool:
                 return bot.rejoins == 1 and "autohost-bot" in await mic_publishers(lkapi, room_name)
 
-            await eventually(back, "the bot is back in the room with its voice track", 500)
+            await eventually(back, "the bot is back in the room with its voice track", seconds=20)
     finally:
         await bot.stop()
     assert bot.rejoins == 1

@@ -14,7 +14,7 @@ from livekit.protocol.webhook import WebhookEvent
 from starlette.applications import Starlette
 
 from plugin.rooms.livekit.webhook import webhook_route
-from tests.livekit.harness import API_KEY, API_SECRET
+from plugin.testing.livekit_server import API_KEY, API_SECRET
 
 
 class Sink:

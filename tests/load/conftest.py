@@ -1,5 +1,5 @@
 """Shared by the load and crash tests: the real server process and the table driver live in
-bench/_common.py (the same code the load benchmark runs)."""
+plugin/testing (the same code the load benchmark runs)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench._common import Ledger, ServerProcess, TableDriver
+from plugin.testing import Ledger, ServerProcess, TableDriver, eventually
 
 # Long automatic timers (vote intro, revote pause, night phases): only the host's `next`
 # and the players move a table on, so its state stands still between the last state a
@@ -33,13 +33,19 @@ def server(tmp_path: Path):
 
 
 async def until_votes(ledger: Ledger, count: int, timeout: float) -> None:
-    """Wait until `count` ballots were acked (the load really carries votes)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while len(ledger.acked) < count:
+    """Wait until `count` ballots were acked (the load really carries votes); no error on
+    the way."""
+
+    def enough() -> bool:
+        if len(ledger.acked) >= count:
+            return True
         assert not ledger.errors, ledger.error_samples
-        assert loop.time() < deadline, f"only {len(ledger.acked)} ballots in {timeout} s"
-        await asyncio.sleep(0.2)
+        return False
+
+    def acked() -> str:
+        return f"only {len(ledger.acked)} ballots"
+
+    await eventually(enough, f"{count} ballots", seconds=timeout, interval=0.2, explain=acked)
 
 
 async def close_all(drivers: list[TableDriver]) -> None:

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from bench._common import CLIENTS_PER_TABLE, Ledger, lost_votes, open_tables, run_load
+from plugin.testing import CLIENTS_PER_TABLE, Ledger, lost_votes, open_tables, run_load
 
 from .conftest import close_all, until_votes
 
@@ -36,7 +36,7 @@ async def test_tables_under_load_ack_every_message_and_lose_no_vote(server) -> N
         figures = await load
     # Every table is still answering: its host console gets its state back on request.
     for driver in drivers[:TABLES]:
-        _, reply = await driver.host.request("pause")
+        reply = await driver.host.request("pause")
         assert reply["type"] == "ack", reply
     await close_all(drivers)
     assert server.stop() == 0

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 
 import pytest
 
 from plugin.rooms.embedded import EmbeddedRoom, loopback_ice
 from plugin.rooms.embedded.client import RoomClient, ToneTrack, tone_frames
+from plugin.testing import eventually
 
 BOT_HZ = 440.0
 # RMS at a tone's pitch, loudest 80 ms block (RoomClient.level): a forwarded tone of
@@ -24,13 +25,8 @@ def pitch(seat: int | str) -> float:
     return 600.0 + 100.0 * seat if isinstance(seat, int) else 2500.0
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 20.0) -> None:
-    """Wait for a condition (audio takes a few frames to arrive); fail if it never holds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached before the timeout")
-        await asyncio.sleep(0.02)
+# Wait for a condition (audio takes a few frames to arrive); fail if it never holds.
+until = partial(eventually, seconds=20.0)
 
 
 async def frames_later(client: RoomClient, frames: int = 2) -> float:

@@ -15,8 +15,8 @@ from plugin.host.settings import TableSettings
 from plugin.signing import table_links
 from plugin.sim import SimPlayer
 from plugin.sim.speed import scaled_timers
+from plugin.testing import serve
 from plugin.web.app import ServerConfig, create_app
-from tests.e2e.harness import serve
 
 
 @contextlib.asynccontextmanager

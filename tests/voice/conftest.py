@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from plugin.testing import eventually
 from voice.phrases import ANNOUNCEMENTS, SAMPLE_PARAMS, Catalogue
 from voice.synth import EspeakMissing, Synthesizer, require_espeak
 
@@ -44,13 +43,9 @@ def fresh(espeak: None, tmp_path: Path) -> Synthesizer:
     return Synthesizer(tmp_path / "voice")
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait for a condition the frame clock brings about; fail if it never holds."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached before the timeout")
-        await asyncio.sleep(0.005)
+# Wait for a condition the frame clock brings about (looked at every 5 ms, a quarter of a
+# frame); fail if it never holds.
+until = partial(eventually, seconds=10.0, interval=0.005)
 
 
 def voiced(frame: np.ndarray, level: int = 200) -> bool:

@@ -269,7 +269,7 @@ async def test_given_seats_it_prerenders_when_the_table_starts(fresh: Synthesize
     announcer = Announcer("en", synthesizer=fresh, seats=range(1, 5))
     try:
         await announcer.start()
-        await until(announcer.prerendered.is_set, timeout=60)
+        await until(announcer.prerendered.is_set, seconds=60)
         rendered = fresh.synth_calls
         assert rendered == len(announcer.catalogue.chunk_texts(range(1, 5)))
         await announcer.announce("nomination", {"seat": 4, "target": 1})
@@ -287,7 +287,7 @@ async def test_an_announcement_during_prerender_does_not_wait_for_all_of_it(
     try:
         await announcer.start()
         await announcer.announce("night", {})
-        await until(lambda: bool(announcer.spoken), timeout=60)
+        await until(lambda: bool(announcer.spoken), seconds=60)
         assert not announcer.prerendered.is_set()  # spoken while the table was still rendering
     finally:
         await announcer.stop()

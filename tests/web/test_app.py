@@ -7,11 +7,10 @@ import json
 import time
 from contextlib import ExitStack
 
-from starlette.testclient import TestClient
-
 from plugin.signing import Signer
+from plugin.testing import Client, TestClient, next_id
 
-from .conftest import ADMIN, SECRET, Client, create_table, next_id, token_of
+from .conftest import ADMIN, SECRET, create_table, token_of
 
 
 def open_ws(client: TestClient, token: str, stack: ExitStack, **query: str) -> Client:

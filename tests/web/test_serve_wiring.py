@@ -4,34 +4,22 @@ its WebRTC offer route and its video signalling, not only the control protocol."
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
+from plugin.testing import ServerProcess
+
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_serve_mounts_pages_rtc_and_video(tmp_path: Path) -> None:
-    port = free_port()
-    command = [sys.executable, "-m", "plugin.cli", "serve", "--port", str(port), "--db",
-               str(tmp_path / "log.db"), "--admin-key", "k", "--no-voice"]  # fmt: skip
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, "AUTOHOST_SECRET": "s" * 32})  # fmt: skip
+    server = ServerProcess(tmp_path / "log.db", admin_key="k", secret="s" * 32,
+                           options=["--no-voice"])  # fmt: skip
+    server.start()
     try:
-        assert server.stdout is not None and "listening" in server.stdout.readline()
-        base = f"http://127.0.0.1:{port}"
+        base = server.base
         created = httpx.post(f"{base}/api/tables", json={"seats": 10},
                              headers={"Authorization": "Bearer k"}, timeout=30)  # fmt: skip
         assert created.status_code in (200, 201), created.text
@@ -50,7 +38,4 @@ def test_serve_mounts_pages_rtc_and_video(tmp_path: Path) -> None:
         )
         assert forged.status_code == 403
     finally:
-        server.terminate()
-        assert server.wait(timeout=20) == 0
-        if server.stdout is not None:
-            server.stdout.close()
+        assert server.stop(timeout=20) == 0

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from plugin.host.game import new_game
@@ -20,10 +19,11 @@ from plugin.host.settings import TableSettings
 from plugin.host.views import Viewer, build_view
 from plugin.rules.state import Phase
 from plugin.signing import Signer
+from plugin.testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import MAX_MESSAGE_BYTES, may_link, video_routes
 
-from .conftest import ADMIN, SECRET, Client, create_table, token_of
+from .conftest import ADMIN, SECRET, create_table, token_of
 
 OFFER = {"type": "offer", "sdp": "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\n"}
 CANDIDATE = {"candidate": "candidate:1 1 udp 1 127.0.0.1 5000 typ host", "sdpMid": "0",

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import collections
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import jwt
 from aiohttp import web
 from livekit.api import TokenVerifier
-from livekit.protocol.models import ParticipantInfo, ParticipantPermission, TrackInfo, TrackSource
+from livekit.protocol.models import (
+    ParticipantInfo,
+    ParticipantPermission,
+    TrackInfo,
+    TrackSource,
+    TrackType,
+)
 from livekit.protocol.room import (
     ListParticipantsRequest,
     ListParticipantsResponse,
@@ -25,12 +32,18 @@ from livekit.protocol.room import (
 )
 
 MIC = TrackSource.MICROPHONE
+Request = ListParticipantsRequest | UpdateParticipantRequest | RoomParticipantIdentity
+PARSERS: dict[str, Callable[[bytes], Request]] = {
+    "ListParticipants": ListParticipantsRequest.FromString,
+    "UpdateParticipant": UpdateParticipantRequest.FromString,
+    "GetParticipant": RoomParticipantIdentity.FromString,
+}
 
 
 @dataclass
 class Recorded:
     method: str
-    request: object
+    request: Request
 
 
 @dataclass
@@ -83,7 +96,7 @@ class ContractServer:
             ),
         )
         if mic:
-            info.tracks.append(TrackInfo(sid=f"TR_{identity}", source=MIC, type=0))
+            info.tracks.append(TrackInfo(sid=f"TR_{identity}", source=MIC, type=TrackType.AUDIO))
         self.rooms.setdefault(room, {})[identity] = info
         return info
 
@@ -119,17 +132,13 @@ class ContractServer:
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
-        parse = {
-            "ListParticipants": ListParticipantsRequest,
-            "UpdateParticipant": UpdateParticipantRequest,
-            "GetParticipant": RoomParticipantIdentity,
-        }.get(method)
+        parse = PARSERS.get(method)
         if parse is None:
             return _error(404, "bad_route", f"no method {method}")
         if request.content_type != "application/protobuf":
             return _error(400, "malformed", "expected application/protobuf")
         try:
-            message = parse.FromString(await request.read())
+            message = parse(await request.read())
         except Exception:
             return _error(400, "malformed", "undecodable protobuf body")
         denied = self._authorize(request.headers.get("Authorization", ""), message.room)
@@ -161,7 +170,7 @@ class ContractServer:
             return _error(403, "permission_denied", "needs roomAdmin for this room")
         return None
 
-    def _apply(self, method: str, message: object) -> web.Response:
+    def _apply(self, method: str, message: Request) -> web.Response:
         if isinstance(message, ListParticipantsRequest):
             listed = ListParticipantsResponse(
                 participants=list(self.rooms.get(message.room, {}).values())

@@ -1,16 +1,18 @@
-"""In-memory stand-ins for the room backend, the voice and the widget hub (tests, benches).
+"""In-memory stand-ins for the ports a table drives (plugin.host.ports): the room backend,
+the voice and the widget hub.
 
 Each records what it was asked to do, in order, so a test asserts on behaviour.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from plugin.host.ports import PresenceCallback
+from plugin.host.ports import PcmFrame, PresenceCallback, Snapshot
 
-from .ports import Snapshot
+if TYPE_CHECKING:
+    from plugin.host.ports import Hub, RoomBackend, Voice
 
 
 class FakeRoom:
@@ -49,18 +51,32 @@ class FakeRoom:
 
 
 class FakeVoice:
-    """A voice that writes down the phrase keys it was asked to say."""
+    """A voice that writes down the phrase keys it was asked to say (and says nothing)."""
 
     def __init__(self) -> None:
         self.said: list[tuple[str, dict[str, Any]]] = []
         self.skipped_at: list[int] = []  # len(said) at each skip_queued()
         self.stopped = False
+        self._cut: list[Callable[[], None]] = []
 
     async def announce(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
         self.said.append((key, dict(params)))
 
     async def skip_queued(self) -> None:
         self.skipped_at.append(len(self.said))
+
+    async def pcm_frames(self) -> AsyncIterator[PcmFrame]:
+        """No frames: the fake is never heard, so a room playing it ends at once."""
+        return
+        yield  # pragma: no cover  (makes this an async generator)
+
+    def on_cut(self, callback: Callable[[], None]) -> None:
+        self._cut.append(callback)
+
+    def cut(self) -> None:
+        """Simulate an urgent phrase cutting the current one short (calls every on_cut)."""
+        for callback in self._cut:
+            callback()
 
     @property
     def keys(self) -> list[str]:
@@ -82,3 +98,9 @@ class FakeHub:
     @property
     def last(self) -> Snapshot:
         return self.snapshots[-1]
+
+
+if TYPE_CHECKING:  # mypy checks that each fake satisfies its port
+    _room: RoomBackend = FakeRoom()
+    _voice: Voice = FakeVoice()
+    _hub: Hub = FakeHub()

@@ -1,14 +1,11 @@
-"""Load plumbing shared by bench/load.py and tests/load: a real `autohost serve` process,
-light WebSocket widgets, and a driver that plays one table the way a club would.
+"""Load on a real server, shared by bench/load.py and tests/load: a driver that plays one
+table the way a club would over its 12 widgets (protocol clients), and what they were told.
 
-- `ServerProcess`: `python -m plugin.cli serve` on a free loopback port with a temp SQLite
-  log; SIGKILL and restart with the same command; the process's CPU time and RSS from /proc.
-- `Widget`: one WebSocket client (what a player's page or the host console is to the
-  server): keeps the newest state and the moment each table version arrived.
 - `TableDriver`: one table of 12 widgets (host console, ten seats, a second tab of seat 7).
   The host starts the game and presses `next`; the speaker nominates during his speech;
   every voter votes as soon as a round is open. Every acked vote goes into the `Ledger`,
   every refusal or lost connection is an error.
+- `open_tables`, `run_load`: many tables on one `ServerProcess`, for a bounded time.
 - `lost_votes(db, ledger)`: acked votes missing from the event log (must be none).
 """
 
@@ -18,13 +15,8 @@ import asyncio
 import contextlib
 import itertools
 import json
-import os
 import random
-import signal
-import socket
 import sqlite3
-import subprocess
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -32,199 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-ROOT = Path(__file__).resolve().parent.parent
-ADMIN = "load-admin-key"
-SECRET = "load-secret-0123456789abcdef0123"
+from .process import ServerProcess
+from .protocol import AsyncClient, socket_url
+
 CLIENTS_PER_TABLE = 12  # host console + 10 seats + a second tab of seat 7
-_ids = itertools.count(1)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-# --- the server process ----------------------------------------------------------------------
-
-
-class ServerProcess:
-    """`autohost serve` in its own process; `restart()` runs the very same command again."""
-
-    def __init__(self, db: Path, port: int | None = None) -> None:
-        self.db = db
-        self.port = port or free_port()
-        self.command = [sys.executable, "-m", "plugin.cli", "serve", "--port", str(self.port),
-                        "--db", str(db), "--admin-key", ADMIN]  # fmt: skip
-        self.process: subprocess.Popen[str] | None = None
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
-
-    def start(self, timeout: float = 60) -> float:
-        """Spawn and wait for the "listening" line; returns the seconds it took."""
-        started = time.perf_counter()
-        env = {**os.environ, "AUTOHOST_SECRET": SECRET}
-        self.process = subprocess.Popen(
-            self.command, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
-        )
-        assert self.process.stdout is not None
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if "listening" in line:
-                return time.perf_counter() - started
-            if not line and self.process.poll() is not None:
-                break
-        raise RuntimeError(f"autohost serve did not start (exit {self.process.poll()})")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs (a crash)."""
-        assert self.process is not None
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
-        self._close_pipe()
-
-    def stop(self) -> int:
-        """SIGTERM and wait: a clean stop (status 0 expected)."""
-        if self.process is None or self.process.poll() is not None:
-            self._close_pipe()
-            return self.process.returncode if self.process else 0
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            code = self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self._close_pipe()
-        return code
-
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def cpu_seconds(self) -> float:
-        """User + system CPU time of the server process so far (/proc/PID/stat)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return 0.0
-
-    def http(self) -> httpx.AsyncClient:
-        headers = {"Authorization": f"Bearer {ADMIN}"}
-        return httpx.AsyncClient(base_url=self.base, headers=headers, timeout=60)
-
-    def _close_pipe(self) -> None:
-        if self.process is not None and self.process.stdout is not None:
-            self.process.stdout.close()
-
-
-# --- one client ------------------------------------------------------------------------------
-
-
-class Widget:
-    """One WebSocket client. `history`: (table version, perf_counter) of every state read."""
-
-    def __init__(self, ws: ClientConnection, label: str) -> None:
-        self.ws = ws
-        self.label = label
-        self.state: dict[str, Any] = {}
-        self.version = -1
-        self.history: list[tuple[int, float]] = []
-        self.closed = False
-        self.pending: set[str] = set()  # sent, not answered (yet)
-        self._replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._changed = asyncio.Event()
-        self._reader = asyncio.create_task(self._read(), name=f"widget {label}")
-
-    @classmethod
-    async def open(cls, port: int, token: str, label: str) -> Widget:
-        ws = await connect(
-            f"ws://127.0.0.1:{port}/ws?token={token}",
-            max_queue=None,
-            compression=None,
-            open_timeout=60,
-            ping_interval=None,
-        )
-        widget = cls(ws, label)
-        await widget.wait_version(0)
-        return widget
-
-    async def _read(self) -> None:
-        try:
-            async for text in self.ws:
-                message = json.loads(text)
-                if message["type"] == "state":
-                    self.state, self.version = message, message["table"]["version"]
-                    self.history.append((self.version, time.perf_counter()))
-                    self._changed.set()
-                elif message.get("id") in self._replies:
-                    future = self._replies.pop(message["id"])
-                    if not future.done():
-                        future.set_result(message)
-        except ConnectionClosed:
-            pass
-        finally:
-            self.closed = True
-            self._changed.set()
-            for future in self._replies.values():
-                if not future.done():
-                    future.set_exception(ConnectionError(f"{self.label}: connection closed"))
-
-    async def wait_version(self, version: int, timeout: float = 60) -> None:
-        """Until a state of at least this table version was read."""
-        deadline = time.monotonic() + timeout
-        while self.version < version:
-            if self.closed:
-                raise ConnectionError(f"{self.label}: connection closed")
-            self._changed.clear()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError(f"{self.label}: no state version {version}")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), left)
-
-    async def request(self, type: str, **fields: Any) -> tuple[str, dict[str, Any]]:
-        """Send one message; (its id, the ack or error that answers it)."""
-        id = f"L{next(_ids)}"
-        reply: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._replies[id] = reply
-        self.pending.add(id)
-        await self.ws.send(json.dumps({"v": 1, "id": id, "type": type, **fields}))
-        answer = await asyncio.wait_for(reply, 60)
-        self.pending.discard(id)
-        return id, answer
-
-    def reached(self, version: int) -> float | None:
-        """The moment this widget first read a state of at least `version`."""
-        for seen, moment in self.history:
-            if seen >= version:
-                return moment
-        return None
-
-    async def close(self) -> None:
-        with contextlib.suppress(Exception):
-            await self.ws.close()
-        self._reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._reader
 
 
 # --- what happened -------------------------------------------------------------------------
@@ -249,7 +54,7 @@ class Ledger:
     error_samples: list[str] = field(default_factory=list)
     messages: Counter[str] = field(default_factory=Counter)
     # (sent at, table version the sender had read at its ack, the table's widgets)
-    timings: list[tuple[float, int, list[Widget]]] = field(default_factory=list, repr=False)
+    timings: list[tuple[float, int, list[AsyncClient]]] = field(default_factory=list, repr=False)
     games_over: int = 0
     halted: bool = False  # the server is going away on purpose: lost connections are expected
     ack_ms: list[float] = field(default_factory=list, repr=False)  # message -> its ack
@@ -276,7 +81,7 @@ class TableDriver:
     """Plays one table over its 12 widgets until told to stop (or the game is over)."""
 
     def __init__(
-        self, links: dict[str, Any], host: Widget, seats: list[Widget], extra: Widget
+        self, links: dict[str, Any], host: AsyncClient, seats: list[AsyncClient], extra: AsyncClient
     ) -> None:
         self.links = links  # the table's tokens, to reconnect after a restart
         self.id: str = links["id"]
@@ -304,7 +109,9 @@ class TableDriver:
         labels = ["host", *map(str, range(1, len(tokens))), "7b"]
         widgets = await asyncio.gather(
             *(
-                Widget.open(port, token, f"{links['id']}/{label}")
+                AsyncClient.open(
+                    socket_url(port, token), f"{links['id']}/{label}", compression=None
+                )
                 for token, label in zip([*tokens, tokens[7]], labels, strict=True)
             )
         )
@@ -334,11 +141,13 @@ class TableDriver:
             if not ledger.halted:
                 ledger.error("connection", f"{self.id}: {error!r}")
 
-    async def _send(self, widget: Widget, type: str, ledger: Ledger, **fields: Any) -> int | None:
+    async def _send(
+        self, widget: AsyncClient, type: str, ledger: Ledger, **fields: Any
+    ) -> int | None:
         """One request; the table version the sender had read at its ack (None if refused)."""
         ledger.messages[type] += 1
         sent = time.perf_counter()
-        _, reply = await widget.request(type, **fields)
+        reply = await widget.request(type, **fields)
         ledger.ack_ms.append((time.perf_counter() - sent) * 1000)
         if reply["type"] != "ack":
             ledger.error(reply.get("error", "?"), f"{widget.label} {type} {fields}: {reply}")
@@ -369,7 +178,8 @@ class TableDriver:
                 fields = {"candidate": value}
             sent = time.perf_counter()
             ledger.messages[kind] += 1
-            id, reply = await widget.request(kind, **fields)
+            reply = await widget.request(kind, **fields)
+            id = reply["id"]
             ledger.ack_ms.append((time.perf_counter() - sent) * 1000)
             if reply["type"] != "ack":
                 ledger.error(reply.get("error", "?"), f"{widget.label} {kind}: {reply}")

@@ -1,7 +1,8 @@
-"""The real LiveKit server for tests: found at .cache/bin/livekit-server (or
+"""The real LiveKit server for tests and benches: found at .cache/bin/livekit-server (or
 $LIVEKIT_SERVER_BIN), started in dev mode on loopback with free ports, stopped after.
 
-Import `livekit_server` from here into a test module (or conftest) to use it.
+Tests get it from the `livekit_server` fixture (tests/conftest.py), which skips when the
+binary is missing.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from livekit import api
 
 from plugin.paths import CACHE_DIR
+
+from .loopback import free_port
 
 # A secret of 32+ bytes: PyJWT warns (an error under our pytest settings) on shorter ones.
 API_KEY = "autohost-test"
@@ -28,12 +30,6 @@ API_SECRET = "autohost-test-secret-0123456789abcdef"
 def server_binary() -> Path | None:
     path = Path(os.environ.get("LIVEKIT_SERVER_BIN", CACHE_DIR / "bin" / "livekit-server"))
     return path if path.is_file() and os.access(path, os.X_OK) else None
-
-
-def free_port(kind: int = socket.SOCK_STREAM) -> int:
-    with socket.socket(socket.AF_INET, kind) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass(frozen=True)
@@ -121,19 +117,6 @@ async def mic_publishers(lkapi: api.LiveKitAPI, room: str) -> set[str]:
         for p in listed.participants
         if any(t.source == api.TrackSource.MICROPHONE for t in p.tracks)
     }
-
-
-@pytest.fixture(scope="session")
-def livekit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKitServer]:
-    binary = server_binary()
-    if binary is None:
-        pytest.skip(
-            "livekit-server binary missing: run scripts/test (setup builds it with "
-            "`go install github.com/livekit/livekit-server/cmd/server@v1.13.5`) or set "
-            "LIVEKIT_SERVER_BIN"
-        )
-    with running_server(binary, tmp_path_factory.mktemp("livekit")) as server:
-        yield server
 
 
 def _wait_until_serving(port: int, process: subprocess.Popen[bytes], log: Path) -> None:

@@ -1,4 +1,6 @@
-"""Test audio shaped like the voice's output: 20 ms frames of 960 int16 samples at 48 kHz."""
+"""Test audio shaped like the voice's output: 20 ms frames of 960 int16 samples at 48 kHz, as
+bytes (what the LiveKit bot plays), not paced in real time (each frame only yields to the
+event loop)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,76 @@
+"""plugin/testing itself: its waits are bounded and say what they waited for, its figures
+are nearest-rank, its fakes stand in for the ports, and only tests and benches import it."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+
+import pytest
+
+from plugin.paths import ROOT
+from plugin.testing import FakeVoice, eventually, percentile
+
+
+async def test_eventually_takes_a_plain_or_an_async_check() -> None:
+    ticks: list[int] = []
+
+    def plain() -> bool:
+        ticks.append(1)
+        return len(ticks) >= 3
+
+    async def awaited() -> bool:
+        await asyncio.sleep(0)
+        return True
+
+    await eventually(plain, "three looks", seconds=5, interval=0)
+    await eventually(awaited, "at once", seconds=5)
+    assert len(ticks) == 3
+
+
+async def test_eventually_fails_at_its_deadline_naming_what_and_why() -> None:
+    async def explain() -> str:
+        return "the door is shut"
+
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(AssertionError, match=r"within 0.2 s: the door opens: the door is shut"):
+        await eventually(lambda: False, "the door opens", seconds=0.2, explain=explain)
+    assert 0.2 <= loop.time() - started < 2
+
+
+@pytest.mark.parametrize(("q", "expected"), [(0.0, 0.0), (0.5, 50.0), (0.99, 99.0), (1.0, 100.0)])
+def test_percentile_is_the_nearest_rank(q: float, expected: float) -> None:
+    values = [float(v) for v in range(100, -1, -1)]  # 101 samples, in any order
+    assert percentile(values, q) == expected
+
+
+async def test_fake_voice_is_silent_and_reports_cuts() -> None:
+    voice = FakeVoice()
+    cuts: list[str] = []
+    voice.on_cut(lambda: cuts.append("cut"))
+    await voice.announce("night.falls", {}, urgent=True)
+    voice.cut()
+    assert [frame async for frame in voice.pcm_frames()] == []
+    assert voice.keys == ["night.falls"] and cuts == ["cut"]
+
+
+def imported(node: ast.AST) -> list[str]:
+    """The absolute module names an import statement names."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module]
+    return []
+
+
+def test_only_tests_and_benches_import_plugin_testing() -> None:
+    importers = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((ROOT / "plugin").rglob("*.py"))
+        if not path.is_relative_to(ROOT / "plugin" / "testing")
+        for node in ast.walk(ast.parse(path.read_text(), str(path)))
+        for name in imported(node)
+        if name == "plugin.testing" or name.startswith("plugin.testing.")
+    ]
+    assert importers == []
