@@ -80,7 +80,9 @@ class Announcer:
         self.enabled = enabled
         self.catalogue = catalogue or Catalogue.load(lang)
         self._synth = synthesizer
-        self.pack = _table_pack(pack, lang) if isinstance(pack, str) else pack
+        if isinstance(pack, str):
+            pack = _table_pack(pack, lang) if enabled else None
+        self.pack = pack
         if self.pack is not None and self.pack.lang != lang:
             raise PackError(f"voice pack {self.pack.path} is in {self.pack.lang!r}, not {lang!r}")
         self._speech: Speech | None = None

@@ -296,7 +296,7 @@ class PackReport:
         return not self.missing and not self.unusable
 
 
-def check(pack: VoicePack, seats: Iterable[int] = SCRIPT_SEATS) -> PackReport:
+def check_pack(pack: VoicePack, seats: Iterable[int] = SCRIPT_SEATS) -> PackReport:
     """Read every recording of the pack and compare it with the script of its language."""
     script = Catalogue.load(pack.lang).script(seats)
     wanted = {line.key for line in script}
