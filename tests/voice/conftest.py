@@ -1,15 +1,21 @@
-"""Fixtures for the voice: real espeak-ng (skipped, naming the Debian package, if absent)."""
+"""Fixtures for the voice: real espeak-ng (skipped, naming the Debian package, if absent),
+the `autohost` command as a club member runs it, and voice packs of real WAV files."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import struct
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from plugin import paths
 from voice.phrases import ANNOUNCEMENTS, SAMPLE_PARAMS, Catalogue
 from voice.synth import EspeakMissing, Synthesizer, require_espeak
 
@@ -55,3 +61,81 @@ async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
 
 def voiced(frame: np.ndarray, level: int = 200) -> bool:
     return bool(np.abs(frame.astype(np.int32)).max() > level)
+
+
+AUTOHOST = paths.ROOT / ".venv" / "bin" / "autohost"
+
+
+def autohost(
+    *args: str, cache: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `autohost ARGS` with its cache in `cache` (and `env` on top of ours)."""
+    # The installed entry point when the project is installed (scripts/test does that),
+    # else the same `plugin.cli:main` through the interpreter.
+    command = [str(AUTOHOST)] if AUTOHOST.exists() else [sys.executable, "-m", "plugin.cli"]
+    return subprocess.run(
+        [*command, *args],
+        capture_output=True,
+        text=True,
+        cwd=paths.ROOT,
+        env={**os.environ, "AUTOHOST_CACHE": str(cache), **(env or {})},
+        timeout=120,
+        check=False,
+    )
+
+
+# -- voice packs of generated WAV files ---------------------------------------------------
+
+
+def tone(hz: float, seconds: float, rate: int = 48_000, level: int = 12_000) -> np.ndarray:
+    """A sine tone as int16, starting and ending at zero."""
+    t = np.arange(round(seconds * rate)) / rate
+    return np.round(level * np.sin(2 * np.pi * hz * t)).astype(np.int16)
+
+
+def write_wav(
+    path: Path,
+    samples: np.ndarray,
+    rate: int,
+    *,
+    channels: int = 1,
+    bits: int = 16,
+    format_code: int = 1,
+) -> Path:
+    """A RIFF/WAVE file of `samples` (int16 mono; duplicated for stereo), written by hand
+    so a test can make every kind a recorder produces, the unusable ones too."""
+    pcm = np.repeat(samples.astype(np.int16), channels)
+    if bits == 16:
+        data = pcm.astype("<i2").tobytes()
+    elif bits == 24:  # the int16 value in the top two bytes, a low byte of zero
+        wide = pcm.astype(np.int32) << 8
+        data = b"".join(int(v).to_bytes(3, "little", signed=True) for v in wide)
+    else:
+        data = (pcm.astype(np.float32) / 32768).tobytes() if bits == 32 else pcm.tobytes()[::2]
+    width = bits // 8
+    fmt = struct.pack("<HHIIHH", format_code, channels, rate, rate * channels * width,
+                      channels * width, bits)  # fmt: skip
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt
+    body += b"data" + struct.pack("<I", len(data)) + data
+    path.write_bytes(b"RIFF" + struct.pack("<I", len(body)) + body)
+    return path
+
+
+def pitch(key: str) -> float:
+    """Each fragment's test recording has a pitch of its own (200..1700 Hz)."""
+    return 200 + (sum(key.encode()) * 7) % 1500
+
+
+def recording(key: str, rate: int = 48_000) -> np.ndarray:
+    """The test's "recording" of a fragment: 0.3 s of its tone between 50 ms silences."""
+    silence = np.zeros(rate // 20, np.int16)
+    return np.concatenate([silence, tone(pitch(key), 0.3, rate), silence])
+
+
+def make_pack(folder: Path, lang: str, keys: Iterable[str], rate: int = 48_000) -> Path:
+    """A voice pack in `folder` with a mono 16-bit recording of each of `keys`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pack.toml").write_text(f'lang = "{lang}"\ntitle = "test pack"\n')
+    for key in keys:
+        write_wav(folder / f"{key}.wav", recording(key, rate), rate)
+    return folder

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import wave
 from pathlib import Path
 
@@ -15,25 +12,7 @@ import pytest
 from plugin import paths
 from voice import audio
 
-from .conftest import LANGUAGES
-
-AUTOHOST = paths.ROOT / ".venv" / "bin" / "autohost"
-
-
-def autohost(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
-    # The installed entry point when the project is installed (scripts/test does that),
-    # else the same `plugin.cli:main` through the interpreter.
-    command = [str(AUTOHOST)] if AUTOHOST.exists() else [sys.executable, "-m", "plugin.cli"]
-    env = {**os.environ, "AUTOHOST_CACHE": str(cache)}
-    return subprocess.run(
-        [*command, *args],
-        capture_output=True,
-        text=True,
-        cwd=paths.ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+from .conftest import LANGUAGES, autohost
 
 
 def test_say_writes_one_announcement(espeak: None, tmp_path: Path) -> None:
