@@ -12,10 +12,14 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import av
 import numpy as np
 import pytest
+from aiortc.mediastreams import MediaStreamError
 
 from plugin import paths
+from voice import audio
+from voice.announcer import Announcer
 from voice.phrases import ANNOUNCEMENTS, SAMPLE_PARAMS, Catalogue
 from voice.synth import EspeakMissing, Synthesizer, require_espeak
 
@@ -61,6 +65,27 @@ async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
 
 def voiced(frame: np.ndarray, level: int = 200) -> bool:
     return bool(np.abs(frame.astype(np.int32)).max() > level)
+
+
+class Recorder:
+    """Reads a track() into {frame index: samples}, like a real consumer would."""
+
+    def __init__(self, announcer: Announcer) -> None:
+        self.track = announcer.track()
+        self.frames: dict[int, np.ndarray] = {}
+        self.raw: list[av.AudioFrame] = []
+
+    async def run(self) -> None:
+        while True:
+            try:
+                frame = await self.track.recv()
+            except MediaStreamError:
+                return
+            self.raw.append(frame)
+            self.frames[frame.pts // audio.FRAME_SAMPLES] = frame.to_ndarray().reshape(-1)
+
+    def span(self, start: int, count: int) -> np.ndarray:
+        return np.concatenate([self.frames[i] for i in range(start, start + count)])
 
 
 AUTOHOST = paths.ROOT / ".venv" / "bin" / "autohost"
@@ -139,3 +164,10 @@ def make_pack(folder: Path, lang: str, keys: Iterable[str], rate: int = 48_000) 
     for key in keys:
         write_wav(folder / f"{key}.wav", recording(key, rate), rate)
     return folder
+
+
+def trimmed(samples: np.ndarray) -> np.ndarray:
+    """What a 48 kHz mono recording becomes: its voiced part and 8 ms either side."""
+    loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > audio.SILENCE_LEVEL)
+    edge = audio.SAMPLE_RATE * audio.EDGE_MS // 1000
+    return samples[loud[0] - edge : loud[-1] + 1 + edge]
