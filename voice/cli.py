@@ -205,7 +205,7 @@ def _open_pack(arg: str) -> VoicePack:
 
 
 def _print_script(catalogue: Catalogue, seats: int, form: str) -> None:
-    from .pack import MANIFEST, file_name
+    from .pack import file_name
 
     lines = catalogue.script(range(1, seats + 1))
     rows = [
@@ -229,10 +229,12 @@ def _print_script(catalogue: Catalogue, seats: int, form: str) -> None:
     else:
         width = max(len(row["file"]) for row in rows) + 2
         print(f"# Voice script, {catalogue.lang}: {len(rows)} fragments, tables up to {seats}.")
-        print("# Record each line into the file named on its left: WAV, 16-bit PCM, mono or")
-        print("# stereo, any sample rate, one fragment per file, as said in a whole phrase.")
-        print(f'# The folder also needs {MANIFEST} with the line: lang = "{catalogue.lang}"')
-        print("# Then: autohost voice check FOLDER")
+        print("# Record each line into the file on its left (WAV: 16- or 24-bit PCM, mono or")
+        print("# stereo, any rate), read as inside a whole phrase. The folder needs pack.toml")
+        print(
+            f'# with lang = "{catalogue.lang}". Keep this script in it as script.csv (--format csv)'
+        )
+        print("# so that check flags words the catalogue changes later. Then: voice check FOLDER")
         for row in rows:
             print(f"{row['file']:<{width}}{row['text']}")
 
@@ -245,10 +247,15 @@ def _print_report(report: PackReport) -> int:
         print(f"missing   {line.key + '.wav':<24} {line.reading}")
     for name, why in report.unusable.items():
         print(f"unusable  {name:<24} {why}")
+    for name, (recorded, now) in report.changed.items():
+        print(f"changed   {name:<24} recorded as {recorded!r}, the catalogue now says {now!r}")
     for name in report.unknown:
         print(f"unknown   {name:<24} no such fragment (autohost voice script --lang {pack.lang})")
     if report.complete:
         print("complete: every fragment is recorded and usable")
         return 0
-    print(f"incomplete: {len(report.missing)} missing, {len(report.unusable)} unusable")
+    print(
+        f"incomplete: {len(report.missing)} missing, {len(report.unusable)} unusable, "
+        f"{len(report.changed)} changed"
+    )
     return 1

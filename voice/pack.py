@@ -7,6 +7,10 @@ A pack is a folder (by default `config/voices/<name>/`, or `$AUTOHOST_VOICES/<na
         vote.call.1.wav      # "Хто за те, щоб нашу гру покинув"
         seat.nom.7.wav       # "гравець номер сім"
         ...
+        script.csv           # optional: `autohost voice script --format csv`, as recorded
+
+With `script.csv`, a recording whose words the catalogue has changed since is reported by
+`check` and synthesised at the table instead of saying the old words.
 
 Each file is named after a fragment key of the catalogue (voice.phrases.Fragment; the list
 is `autohost voice script --lang uk`). A WAV may have any sample rate (8..192 kHz), one or
@@ -17,6 +21,7 @@ speaks every fragment its pack has and synthesises the rest (voice.speech).
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 import logging
@@ -39,6 +44,7 @@ from .synth import read_pcm, write_pcm
 log = logging.getLogger(__name__)
 
 MANIFEST = "pack.toml"
+SCRIPT = "script.csv"  # the words as they were recorded (voice script --format csv)
 MANIFEST_FIELDS = ("lang", "title", "speaker", "notes")
 # Bump when reading, mixing, resampling or trimming recordings changes (cache key).
 PIPELINE_VERSION = 1
@@ -113,12 +119,20 @@ class VoicePack:
     """
 
     def __init__(
-        self, folder: Path, *, lang: str, title: str, files: dict[str, Path], cache_dir: Path
+        self,
+        folder: Path,
+        *,
+        lang: str,
+        title: str,
+        files: dict[str, Path],
+        cache_dir: Path,
+        words: dict[str, str] | None = None,
     ) -> None:
         self.path = folder
         self.lang = lang
         self.title = title
         self.files = files
+        self.words = words or {}  # key -> the words recorded (from script.csv)
         self.cache_dir = cache_dir
         self.unusable: dict[str, str] = {}  # key -> why, found while loading
         self.loads = 0  # recordings converted from their WAV (not from the cache)
@@ -159,11 +173,17 @@ class VoicePack:
             if p.name.lower().endswith(".wav") and p.is_file()
         }
         cache = paths.CACHE_DIR / "voice" if cache_dir is None else Path(cache_dir)
-        return cls(folder, lang=lang, title=str(title), files=files, cache_dir=cache)
+        words = _read_script(folder / SCRIPT)
+        return cls(folder, lang=lang, title=str(title), files=files, cache_dir=cache, words=words)
 
     def has(self, key: str | None) -> bool:
         """Whether fragment `key` can be said from a recording of this pack."""
         return key is not None and key in self.files and key not in self.unusable
+
+    def says(self, key: str | None, reading: str) -> bool:
+        """Whether fragment `key` with these words can be said from a recording: the pack
+        has a usable one, and script.csv (if any) says it was recorded with these words."""
+        return self.has(key) and self.words.get(key or "", reading) == reading
 
     def cached(self, key: str | None) -> np.ndarray | None:
         """The converted recording if it is in memory (never touches the disk)."""
@@ -204,6 +224,26 @@ class VoicePack:
             self.loads += 1
             write_pcm(cached, pcm)
         return pcm
+
+
+def _read_script(path: Path) -> dict[str, str]:
+    """key -> words from a pack's script.csv (none if the pack has no such file)."""
+    if not path.is_file():
+        return {}
+    try:
+        rows = list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise PackError(f"{path}: {exc}") from None
+    if rows and not {"file", "text"} <= rows[0].keys():
+        raise PackError(
+            f"{path}: needs the columns file and text "
+            "(save it with: autohost voice script --lang L --format csv)"
+        )
+    return {
+        row["file"][: -len(".wav")]: row["text"]
+        for row in rows
+        if (row.get("file") or "").lower().endswith(".wav") and row.get("text") is not None
+    }
 
 
 # -- reading a recording ---------------------------------------------------------------
@@ -283,34 +323,43 @@ def _parse_wav(raw: bytes) -> tuple[int, int, int, bytes]:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PackReport:
     """What `autohost voice check` says about a pack: the fragments it lacks, the files it
-    cannot use (file name -> why) and files that are no fragment (likely a typo)."""
+    cannot use (file name -> why), the recordings whose words the catalogue has changed
+    since (file name -> (recorded, now)) and files that are no fragment (likely a typo)."""
 
     pack: VoicePack
     fragments: int
     missing: tuple[ScriptLine, ...]
     unusable: dict[str, str]
+    changed: dict[str, tuple[str, str]]
     unknown: tuple[str, ...]
 
     @property
     def complete(self) -> bool:
-        return not self.missing and not self.unusable
+        return not self.missing and not self.unusable and not self.changed
 
 
 def check_pack(pack: VoicePack, seats: Iterable[int] = SCRIPT_SEATS) -> PackReport:
     """Read every recording of the pack and compare it with the script of its language."""
-    script = Catalogue.load(pack.lang).script(seats)
-    wanted = {line.key for line in script}
+    catalogue = Catalogue.load(pack.lang)
+    script = catalogue.script(seats)
     unusable: dict[str, str] = {}
-    for key in sorted(pack.files.keys() & wanted):
+    changed: dict[str, tuple[str, str]] = {}
+    for line in script:
+        if line.key not in pack.files:
+            continue
+        name = pack.files[line.key].name
         try:
-            read_recording(pack.files[key])
+            read_recording(pack.files[line.key])
         except RecordingError as exc:
-            unusable[pack.files[key].name] = str(exc)
-    everything = {line.key for line in Catalogue.load(pack.lang).script(SCRIPT_SEATS)}
+            unusable[name] = str(exc)
+        if not pack.says(line.key, line.reading) and line.key in pack.words:
+            changed[name] = (pack.words[line.key], line.reading)
+    everything = {line.key for line in catalogue.script(SCRIPT_SEATS)}
     return PackReport(
         pack=pack,
         fragments=len(script),
         missing=tuple(line for line in script if line.key not in pack.files),
         unusable=unusable,
+        changed=changed,
         unknown=tuple(pack.files[k].name for k in sorted(pack.files.keys() - everything)),
     )

@@ -34,7 +34,7 @@ class Speech:
 
     def recorded(self, fragment: Fragment) -> bool:
         """Whether the fragment is said from the pack (not synthesised)."""
-        return self.pack is not None and self.pack.has(fragment.key)
+        return self.pack is not None and self.pack.says(fragment.key, fragment.reading)
 
     def cached(self, fragments: Sequence[Fragment]) -> list[np.ndarray | None]:
         """Each fragment's PCM if it is in memory (never touches the disk or espeak)."""

@@ -250,3 +250,23 @@ async def test_the_livekit_server_gives_a_table_its_pack(packs: Path) -> None:
         assert voice.pack is not None and voice.pack.path == packs / "club"
     finally:
         await room.stop()
+
+
+async def test_a_recording_of_words_the_catalogue_changed_is_synthesised(
+    prerendered: Synthesizer, tmp_path: Path
+) -> None:
+    folder = make_pack(tmp_path / "club", "uk", ["night"])
+    (folder / "script.csv").write_text("file,text\nnight.wav,Ніч. Місто спить.\n")
+    voice = Announcer("uk", synthesizer=prerendered, pack=VoicePack.open(folder))
+    frames = voice.pcm_frames()
+    try:
+        await voice.prerender(range(1, 2))
+        await voice.announce("night", {})
+        said = [await frames.__anext__() for _ in range(20)]
+    finally:
+        await voice.stop()
+    catalogue = Catalogue.load("uk")
+    (synthesised,) = prerendered.render(catalogue.chunks("night", {}), catalogue.voice)
+    pcm = np.concatenate(said)
+    start = int(np.flatnonzero(np.abs(pcm.astype(np.int32)) > 0)[0]) // 960 * 960
+    assert np.array_equal(pcm[start : start + 960 * 10], synthesised[: 960 * 10])

@@ -169,7 +169,7 @@ def test_voice_check_lists_what_is_missing_and_unusable(tmp_path: Path) -> None:
         "missing   seat.acc.7.wav           гравця номер сім",
         "unusable  night.wav                is 32-bit float, not PCM: export it as 16-bit PCM WAV",
         "unknown   nigth.wav                no such fragment (autohost voice script --lang uk)",
-        "incomplete: 1 missing, 1 unusable",
+        "incomplete: 1 missing, 1 unusable, 0 changed",
     ]
 
 
