@@ -29,6 +29,7 @@ from .phrases import (
     ANNOUNCEMENTS,
     PARAM_KINDS,
     SAMPLE_PARAMS,
+    SCRIPT_SEATS,
     SEATS,
     Catalogue,
     CatalogueError,
@@ -189,9 +190,6 @@ def voice_main(argv: list[str]) -> int:
     except PackError as exc:
         parser.error(str(exc))
     return _print_report(report)
-
-
-SCRIPT_SEATS = range(1, 13)  # voice.pack.SCRIPT_SEATS, without importing PyAV for --help
 
 
 def _open_pack(arg: str) -> VoicePack:

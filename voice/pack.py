@@ -38,7 +38,7 @@ import numpy as np
 from plugin import paths
 
 from . import audio
-from .phrases import Catalogue, CatalogueError, ScriptLine
+from .phrases import SCRIPT_SEATS, Catalogue, CatalogueError, ScriptLine
 from .synth import read_pcm, write_pcm
 
 log = logging.getLogger(__name__)
@@ -50,8 +50,6 @@ MANIFEST_FIELDS = ("lang", "title", "speaker", "notes")
 PIPELINE_VERSION = 1
 MIN_RATE, MAX_RATE = 8_000, 192_000
 MAX_SECONDS = 20.0  # longer than any phrase: most likely the wrong file
-# The largest table (plugin/host/settings.py MAX_SEATS): a pack covers every seat of it.
-SCRIPT_SEATS = range(1, 13)
 # A pack's name is one folder name: no separators, no "..", nothing hidden.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 

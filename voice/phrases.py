@@ -95,6 +95,10 @@ ANNOUNCEMENTS: dict[str, tuple[str, ...]] = {
 }
 ANNOUNCEMENT_KEYS: tuple[str, ...] = tuple(ANNOUNCEMENTS)
 
+# The seats of the largest table (plugin/host/settings.py MAX_SEATS): a voice script and a
+# complete voice pack cover every one of them.
+SCRIPT_SEATS = range(1, 13)
+
 # Params used by `autohost phrases --check` to fill every placeholder.
 SAMPLE_PARAMS: dict[str, Any] = {"seat": 7, "target": 3, "seats": [2, 5, 8], "count": 2}
 

@@ -16,8 +16,7 @@ import pytest
 from plugin import paths
 from plugin.host.log import EventLog
 from voice import audio
-from voice.pack import SCRIPT_SEATS
-from voice.phrases import Catalogue
+from voice.phrases import SCRIPT_SEATS, Catalogue
 
 from .conftest import LANGUAGES, autohost, make_pack, recording, trimmed, write_wav
 

@@ -13,7 +13,6 @@ import pytest
 from plugin.host.settings import VOICE_PACK_NAME, SettingsError, TableSettings
 from voice import audio
 from voice.pack import (
-    SCRIPT_SEATS,
     PackError,
     RecordingError,
     VoicePack,
@@ -21,7 +20,7 @@ from voice.pack import (
     find,
     read_recording,
 )
-from voice.phrases import Catalogue
+from voice.phrases import SCRIPT_SEATS, Catalogue
 
 from .conftest import make_pack, pitch, recording, tone, trimmed, write_wav
 

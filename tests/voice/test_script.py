@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plugin.host.settings import MAX_SEATS
-from voice.pack import SCRIPT_SEATS, file_name
-from voice.phrases import ANNOUNCEMENT_KEYS, ANNOUNCEMENTS, PARAM_KINDS, Catalogue
+from voice.pack import file_name
+from voice.phrases import ANNOUNCEMENT_KEYS, ANNOUNCEMENTS, PARAM_KINDS, SCRIPT_SEATS, Catalogue
 
 from .conftest import LANGUAGES
 
