@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -270,3 +271,26 @@ async def test_a_recording_of_words_the_catalogue_changed_is_synthesised(
     pcm = np.concatenate(said)
     start = int(np.flatnonzero(np.abs(pcm.astype(np.int32)) > 0)[0]) // 960 * 960
     assert np.array_equal(pcm[start : start + 960 * 10], synthesised[: 960 * 10])
+
+
+def test_the_table_api_refuses_a_pack_name_with_a_path_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    with warnings.catch_warnings():  # as tests/web/conftest.py: starlette wants httpx2
+        warnings.filterwarnings("ignore", message=r"Using `httpx` with `starlette.testclient`")
+        from starlette.testclient import TestClient
+
+    from plugin.web.app import ServerConfig, create_app
+
+    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key="k" * 32, secret=b"s" * 32)
+    admin = {"Authorization": f"Bearer {'k' * 32}"}
+    with TestClient(create_app(config)) as client:
+        for name in ("../club", "club/x", "..", 7):
+            answer = client.post("/api/tables", json={"voice_pack": name}, headers=admin)
+            assert answer.status_code == 400
+            assert answer.json()["error"] == "bad_voice_pack"
+        assert client.get("/api/tables", headers=admin).json() == []
+        made = client.post("/api/tables", json={"voice_pack": "club"}, headers=admin)
+        assert made.status_code == 201
+        info = client.get(f"/api/tables/{made.json()['id']}", headers=admin).json()
+        assert info["settings"]["voice_pack"] == "club"
