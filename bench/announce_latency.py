@@ -4,7 +4,9 @@
 
 Cached: the table's phrases were prerendered (the normal case during a game); every
 announcement picks a key and seats at random. Uncached: both caches are emptied before each
-announcement, so espeak-ng synthesises its chunks first. A consumer reads `track()` like
+announcement, so espeak-ng synthesises its chunks first. Pack: a table set to a voice pack
+holding every other fragment of the script (tones in 44.1 kHz stereo WAV files, generated
+here), prerendered: recordings and synthesis mixed within phrases. A consumer reads `track()` like
 an aiortc sender would; after each measurement the announcer is hushed and left idle for a
 few frames. Real espeak-ng, real clock. The last line is one JSON object.
 """
@@ -20,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+import wave
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from plugin.testing import percentile
 from voice.announcer import Announcer
-from voice.phrases import ANNOUNCEMENT_KEYS, ANNOUNCEMENTS
+from voice.pack import VoicePack
+from voice.phrases import ANNOUNCEMENT_KEYS, ANNOUNCEMENTS, Catalogue
 from voice.synth import Synthesizer
 
 SEATS = range(1, 11)
@@ -86,6 +90,21 @@ async def _measure(
     return latencies
 
 
+def _half_pack(folder: Path, lang: str) -> Path:
+    """A pack with every other fragment of the script: a 0.4 s tone each, 44.1 kHz stereo."""
+    folder.mkdir(parents=True)
+    (folder / "pack.toml").write_text(f'lang = "{lang}"\n')
+    t = np.arange(int(0.4 * 44_100)) / 44_100
+    for i, line in enumerate(Catalogue.load(lang).script(SEATS)[::2]):
+        samples = np.round(9000 * np.sin(2 * np.pi * (220 + 10 * i) * t)).astype("<i2")
+        with wave.open(str(folder / f"{line.key}.wav"), "wb") as wav:
+            wav.setnchannels(2)
+            wav.setsampwidth(2)
+            wav.setframerate(44_100)
+            wav.writeframes(np.repeat(samples, 2).tobytes())
+    return folder
+
+
 async def main(count: int, lang: str) -> dict[str, float]:
     rng = random.Random(1)
     folder = Path(tempfile.mkdtemp(prefix="announce-bench-"))
@@ -107,10 +126,26 @@ async def main(count: int, lang: str) -> dict[str, float]:
 
         uncached = await _measure(announcer, count, rng, before_each=forget)
         await announcer.stop()
+
+        pack = VoicePack.open(_half_pack(folder / "pack", lang), cache_dir=folder / "pack-cache")
+        pack_synth = Synthesizer(folder / "pack-synth")
+        voiced = Announcer(lang, synthesizer=pack_synth, pack=pack)
+        started = time.perf_counter()
+        pieces = await voiced.prerender(SEATS)
+        print(
+            f"prerender {lang} with a half pack: {pieces} pieces "
+            f"({pack.loads} recordings, {pack_synth.synth_calls} synthesised) "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
+        synthesised, loaded = pack_synth.synth_calls, pack.loads
+        with_pack = await _measure(voiced, count, rng)
+        await voiced.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     assert calls == chunks, "a cached announcement needed synthesis"
-    for name, values in (("cached", cached), ("uncached", uncached)):
+    assert pack_synth.synth_calls == synthesised, "an announcement with a pack needed synthesis"
+    assert pack.loads == loaded, "an announcement with a pack needed a recording read"
+    for name, values in (("cached", cached), ("uncached", uncached), ("pack", with_pack)):
         print(
             f"{name:>9}: n={len(values)} p50 {percentile(values, 0.5):.1f} ms, "
             f"p99 {percentile(values, 0.99):.1f} ms, max {max(values):.1f} ms, "
@@ -121,6 +156,8 @@ async def main(count: int, lang: str) -> dict[str, float]:
         "announce_start_p99_ms": round(percentile(cached, 0.99), 1),
         "announce_uncached_p50_ms": round(percentile(uncached, 0.5), 1),
         "announce_uncached_p99_ms": round(percentile(uncached, 0.99), 1),
+        "announce_start_pack_p50_ms": round(percentile(with_pack, 0.5), 1),
+        "announce_start_pack_p99_ms": round(percentile(with_pack, 0.99), 1),
     }
 
 

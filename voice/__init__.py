@@ -6,8 +6,11 @@
     await announcer.announce("vote.call", {"seat": 7})
     announcer.pcm_frames() / .track() / .opus_track()   # 20 ms, 48 kHz mono
 
-Modules: phrases (catalogues, placeholders, ANNOUNCEMENT_KEYS), synth (espeak-ng worker,
-caches, prerender), audio (PCM format, phrase assembly), announcer (the frame clock and
+    Announcer("uk", pack="club-anna")           # a club's recordings, espeak-ng for the rest
+
+Modules: phrases (catalogues, placeholders, fragments, ANNOUNCEMENT_KEYS), synth (espeak-ng
+worker, caches, prerender), pack (voice packs: WAV recordings per fragment), speech (pack or
+espeak-ng per fragment), audio (PCM format, phrase assembly), announcer (the frame clock and
 queue), listeners (per-consumer buffers), tracks (aiortc tracks, shared Opus), cli.
 Names are imported lazily so `autohost phrases` does not load aiortc.
 """
@@ -23,6 +26,10 @@ _EXPORTS = {
     "Catalogue": "voice.phrases",
     "CatalogueError": "voice.phrases",
     "PhraseError": "voice.phrases",
+    "Fragment": "voice.phrases",
+    "VoicePack": "voice.pack",
+    "PackError": "voice.pack",
+    "RecordingError": "voice.pack",
     "Synthesizer": "voice.synth",
     "EspeakMissing": "voice.synth",
     "SynthesisError": "voice.synth",

@@ -12,6 +12,10 @@ An uncached phrase is synthesised on the espeak worker meanwhile; the queue keep
 place, so phrases are always spoken in the order they were announced. An urgent phrase
 goes ahead of the queued ones and cuts the current phrase short at the next tick; the
 queued ones follow it.
+
+With a voice pack (voice.pack), each fragment the pack has is said from its recording and
+only the rest is synthesised (voice.speech); both are cached alike, so the start latency
+is the same.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ import numpy as np
 
 from .audio import FRAME_SAMPLES, FRAME_SECONDS, SILENT_FRAME, assemble
 from .listeners import Closed, Listener
-from .phrases import Catalogue
+from .pack import PackError, VoicePack, find
+from .phrases import Catalogue, Fragment
+from .speech import Speech
 from .synth import Synthesizer, default_synthesizer
 from .tracks import OpusTrack, PcmTrack, SharedOpusEncoder
 
@@ -54,6 +60,10 @@ class Announcer:
     `enabled=False` keeps the tracks (silent) but says nothing. `synthesizer` defaults to
     the process-wide one; tests pass their own with a temporary cache. With `seats`, the
     table's phrases are prerendered in the background as soon as the clock starts.
+
+    `pack` is a VoicePack, or the name of one in the packs directory (voice.pack.find). A
+    named pack that cannot be used (gone, or recorded in another language) is logged and
+    the table speaks with synthesis: a table replayed from the log must still open.
     """
 
     def __init__(
@@ -64,11 +74,18 @@ class Announcer:
         synthesizer: Synthesizer | None = None,
         catalogue: Catalogue | None = None,
         seats: Iterable[int] | None = None,
+        pack: VoicePack | str | None = None,
     ) -> None:
         self.lang = lang
         self.enabled = enabled
         self.catalogue = catalogue or Catalogue.load(lang)
         self._synth = synthesizer
+        if isinstance(pack, str):
+            pack = _table_pack(pack, lang) if enabled else None
+        self.pack = pack
+        if self.pack is not None and self.pack.lang != lang:
+            raise PackError(f"voice pack {self.pack.path} is in {self.pack.lang!r}, not {lang!r}")
+        self._speech: Speech | None = None
         self._queue: deque[_Phrase] = deque()
         self._current: _Phrase | None = None
         self._cut = False
@@ -91,6 +108,13 @@ class Announcer:
             self._synth = default_synthesizer()
         return self._synth
 
+    @property
+    def speech(self) -> Speech:
+        """Where each fragment comes from: the pack's recording, else espeak-ng."""
+        if self._speech is None:
+            self._speech = Speech(self.catalogue, self.synthesizer, self.pack)
+        return self._speech
+
     # -- the Voice protocol ------------------------------------------------------------
 
     async def announce(
@@ -101,17 +125,16 @@ class Announcer:
         Returns at once. A bad key or param raises voice.phrases.PhraseError and queues
         nothing; with the voice off it only checks them.
         """
-        chunks = self.catalogue.chunks(key, params or {})
+        fragments = self.catalogue.fragments(key, params or {})
         if not self.enabled or self._stopped:
             return
         self._ensure_clock()
         phrase = _Phrase(key=key, urgent=urgent)
-        voice = self.catalogue.voice
-        cached = [self.synthesizer.cached(text, voice) for text in chunks]
+        cached = self.speech.cached(fragments)
         if all(pcm is not None for pcm in cached):
-            phrase.pcm = assemble(chunks, cached)  # type: ignore[arg-type]
+            phrase.pcm = assemble([f.text for f in fragments], cached)  # type: ignore[arg-type]
         else:
-            self._spawn(self._render(phrase, chunks))
+            self._spawn(self._render(phrase, fragments))
         if urgent:
             # behind the urgent phrases not yet started, ahead of everything else
             at = next((i for i, p in enumerate(self._queue) if not p.urgent), len(self._queue))
@@ -147,7 +170,7 @@ class Announcer:
         """Synthesise every chunk this table can announce, off the event loop."""
         if not self.enabled:
             return 0
-        count = await self.synthesizer.prerender_async(self.catalogue, seats)
+        count = await self.speech.prerender_async(seats)
         self.prerendered.set()
         return count
 
@@ -289,16 +312,25 @@ class Announcer:
         samples.flags.writeable = False
         return samples
 
-    async def _render(self, phrase: _Phrase, chunks: list[str]) -> None:
+    async def _render(self, phrase: _Phrase, fragments: list[Fragment]) -> None:
         try:
-            pcms = await self.synthesizer.render_async(chunks, self.catalogue.voice)
+            pcms = await self.speech.render_async(fragments)
         except Exception:
             log.exception("could not synthesise %r; skipping it", phrase.key)
             phrase.failed = True
             return
-        phrase.pcm = assemble(chunks, pcms)
+        phrase.pcm = assemble([f.text for f in fragments], pcms)
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _table_pack(name: str, lang: str) -> VoicePack | None:
+    """The table's pack by name, or None (logged) when it cannot be used."""
+    try:
+        return find(name, lang)
+    except PackError as exc:
+        log.error("table voice: %s; speaking with espeak-ng instead", exc)
+        return None

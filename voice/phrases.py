@@ -21,7 +21,13 @@ number words for any param ("семь", "два и пять").
 
 A phrase is spoken as chunks: the literal text between placeholders and each player
 reference are rendered on their own, so a table's seat variants can be synthesised ahead
-(see `spoken_chunks` and `Catalogue.chunk_texts`). `text()` is those chunks joined.
+(see `Catalogue.chunk_texts`). `text()` is those chunks joined.
+
+Each chunk is a `Fragment`: the text espeak-ng says (with the punctuation that closes it)
+and a key naming what a club records for it in a voice pack (voice.pack): `vote.call.1` for
+a phrase's first piece of text, `seat.acc.7` for "гравця номер сім", `seats.nom.2` for the
+head of a list, `number.5` for a bare number, `and.8` for "і вісім". A name said as written
+has no key (it is always synthesised). `Catalogue.script(seats)` lists every fragment.
 """
 
 from __future__ import annotations
@@ -89,6 +95,10 @@ ANNOUNCEMENTS: dict[str, tuple[str, ...]] = {
 }
 ANNOUNCEMENT_KEYS: tuple[str, ...] = tuple(ANNOUNCEMENTS)
 
+# The seats of the largest table (plugin/host/settings.py MAX_SEATS): a voice script and a
+# complete voice pack cover every one of them.
+SCRIPT_SEATS = range(1, 13)
+
 # Params used by `autohost phrases --check` to fill every placeholder.
 SAMPLE_PARAMS: dict[str, Any] = {"seat": 7, "target": 3, "seats": [2, 5, 8], "count": 2}
 
@@ -113,6 +123,32 @@ class VoiceSpec:
 
     name: str
     rate: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fragment:
+    """One separately spoken piece of a phrase.
+
+    `text` is what espeak-ng says (capitalised at the start of a phrase, with the
+    punctuation that closes the piece, which also sets the pause after it); `reading` is
+    the same words as a volunteer records them; `key` names the recording in a voice pack
+    (None for a player's name, which only synthesis can say).
+    """
+
+    key: str | None
+    text: str
+    reading: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScriptLine:
+    """One fragment a voice pack can hold: its key, the words to record, and where it is
+    used (the phrase keys, and one whole phrase as an example of its intonation)."""
+
+    key: str
+    reading: str
+    used_in: tuple[str, ...]
+    example: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,11 +224,16 @@ class Catalogue:
 
     def chunks(self, key: str, params: Mapping[str, Any]) -> list[str]:
         """The phrase as separately synthesised pieces (literal text, player references)."""
+        return [fragment.text for fragment in self.fragments(key, params)]
+
+    def fragments(self, key: str, params: Mapping[str, Any]) -> list[Fragment]:
+        """The phrase's pieces with the voice-pack key of each (`chunks` are their texts)."""
         template = self._template(key)
-        pieces: list[str] = []
+        pieces: list[Fragment] = []
+        literal = 0
         for token in _tokens(template):
             if isinstance(token, str):
-                _add_literal(pieces, token)
+                literal += _add_literal(pieces, token, f"{key}.{literal + 1}")
                 continue
             if token.param not in params:
                 raise PhraseError(f"phrase {key!r} needs param {token.param!r}")
@@ -201,24 +242,62 @@ class Catalogue:
             pieces.extend(self._spoken(key, kind, _form(kind, token), value))
         if not pieces:
             raise PhraseError(f"phrase {key!r} in {self.lang} is empty")
-        pieces[0] = pieces[0][:1].upper() + pieces[0][1:]
+        if literal == 1 and len(pieces) == 1 and pieces[0].key == f"{key}.1":
+            pieces[0] = _rekeyed(pieces[0], key)  # a phrase without placeholders: its key
+        first = pieces[0]
+        pieces[0] = Fragment(
+            key=first.key, text=first.text[:1].upper() + first.text[1:], reading=first.reading
+        )
         return pieces
 
     def chunk_texts(self, seats: Iterable[int]) -> set[str]:
-        """Every chunk any announcement can produce at a table with these seats.
+        """Every chunk any announcement can produce at a table with these seats."""
+        return {fragment.text for fragment in self.chunk_fragments(seats)}
+
+    def chunk_fragments(self, seats: Iterable[int]) -> set[Fragment]:
+        """Every fragment any announcement can produce at a table with these seats.
 
         Each placeholder's chunks depend only on its own value and its position in a list,
         so trying each seat in each position (others at sample values) covers them all.
         """
+        return {f for _, fragments in self._every_phrasing(seats) for f in fragments}
+
+    def script(self, seats: Iterable[int]) -> list[ScriptLine]:
+        """Every fragment a voice pack can record for tables with these seats, in the order
+        a volunteer reads them: the phrases' text, then each player form, the bare numbers
+        and the list endings. A fragment has one reading wherever it is used."""
+        used: dict[str, list[str]] = {}
+        reading: dict[str, str] = {}
+        example: dict[str, str] = {}
+        for key, fragments in self._every_phrasing(seats):
+            for fragment in fragments:
+                if fragment.key is None:
+                    continue
+                known = reading.setdefault(fragment.key, fragment.reading)
+                if known != fragment.reading:  # a bug in the key scheme, never the catalogue
+                    raise AssertionError(
+                        f"fragment {fragment.key!r} reads {known!r} and {fragment.reading!r}"
+                    )
+                keys = used.setdefault(fragment.key, [])
+                if key not in keys:
+                    keys.append(key)
+                example.setdefault(fragment.key, " ".join(f.text for f in fragments))
+        return [
+            ScriptLine(key=k, reading=reading[k], used_in=tuple(used[k]), example=example[k])
+            for k in sorted(reading, key=_script_order)
+        ]
+
+    def _every_phrasing(self, seats: Iterable[int]) -> Iterable[tuple[str, list[Fragment]]]:
+        """(key, fragments) for every key with sample params and each variant of each param."""
         seats = sorted(set(seats))
-        found: set[str] = set()
-        for key in self.phrases.keys() & ANNOUNCEMENTS.keys():
+        for key in ANNOUNCEMENT_KEYS:
+            if key not in self.phrases:
+                continue
             names = ANNOUNCEMENTS[key]
-            found.update(self.chunks(key, _samples(names)))
+            yield key, self.fragments(key, _samples(names))
             for name in names:
                 for variant in _variants(PARAM_KINDS[name], seats):
-                    found.update(self.chunks(key, {**_samples(names), name: variant}))
-        return found
+                    yield key, self.fragments(key, {**_samples(names), name: variant})
 
     def problems(self) -> list[str]:
         """What stops this catalogue from voicing every announcement (empty: nothing)."""
@@ -265,17 +344,17 @@ class Catalogue:
                 f"{sorted(forms)} (add it to [player] one and many)"
             )
 
-    def _spoken(self, key: str, kind: str, form: str, value: Any) -> list[str]:
-        if isinstance(value, str):  # a player's name: said as written
-            return [value]
+    def _spoken(self, key: str, kind: str, form: str, value: Any) -> list[Fragment]:
+        if isinstance(value, str):  # a player's name: said as written, never recorded
+            return [Fragment(key=None, text=value, reading=value)]
         items = [value] if isinstance(value, int) else list(value)
         words = [num2words(item, lang=self.numbers) for item in items]
         if kind == COUNT or form == NUMBER_FORM:
-            return _listed(words, "{n}", self.conjunction)
+            return _listed(items, words, "{n}", self.conjunction, form)
         table = self.one if len(items) == 1 else self.many
         if form not in table:
             raise PhraseError(f"phrase {key!r}: no [player] form {form!r} in {self.lang}")
-        return _listed(words, table[form], self.conjunction)
+        return _listed(items, words, table[form], self.conjunction, form)
 
 
 def languages(directory: Path | None = None) -> list[str]:
@@ -302,25 +381,68 @@ def _tokens(template: str) -> list[str | _Placeholder]:
     return tokens
 
 
-def _add_literal(pieces: list[str], text: str) -> None:
-    """Append literal text; leading punctuation closes the previous chunk."""
+def _add_literal(pieces: list[Fragment], text: str, key: str) -> int:
+    """Append literal text as fragment `key`; leading punctuation closes the previous
+    fragment. Returns how many fragments it added (0 or 1)."""
     text = " ".join(text.split())
     attached = _ATTACHED.match(text)
     if attached and pieces:
-        pieces[-1] += attached.group(0).rstrip()
+        last = pieces[-1]
+        pieces[-1] = Fragment(
+            key=last.key, text=last.text + attached.group(0).rstrip(), reading=last.reading
+        )
         text = text[attached.end() :]
-    if text.strip():
-        pieces.append(text.strip())
+    if not text.strip():
+        return 0
+    pieces.append(Fragment(key=key, text=text.strip(), reading=text.strip()))
+    return 1
 
 
-def _listed(words: Sequence[str], template: str, conjunction: str) -> list[str]:
-    """Chunks for a list: "игроки номер два," "пять" "и семь" (template around the list)."""
+def _rekeyed(fragment: Fragment, key: str) -> Fragment:
+    return Fragment(key=key, text=fragment.text, reading=fragment.reading)
+
+
+def _listed(
+    items: Sequence[int], words: Sequence[str], template: str, conjunction: str, form: str
+) -> list[Fragment]:
+    """Fragments for a list: "игроки номер два," "пять" "и семь" (template around it).
+
+    Keys: `seat.<form>.<n>` for one seat with its noun, `seats.<form>.<n>` for the head of
+    a list, `number.<n>` for bare number words, `and.<n>` for the last of a list (`and.
+    <form>.<n>` when the form has words after the number)."""
     before, after = template.split("{n}")
+    noun = f".{form}" if after.strip() else ""
+
+    def piece(key: str, text: str, reading: str | None = None) -> Fragment:
+        return Fragment(key=key, text=text, reading=reading or text.rstrip(","))
+
     if len(words) == 1:
-        return [f"{before}{words[0]}{after}".strip()]
-    head = f"{before}{words[0]}{',' if len(words) > 2 else ''}".strip()
-    middle = [f"{w}," if i < len(words) - 3 else w for i, w in enumerate(words[1:-1])]
-    return [head, *middle, f"{conjunction} {words[-1]}{after}".strip()]
+        bare = not before.strip() and not after.strip()
+        key = f"number.{items[0]}" if bare else f"seat.{form}.{items[0]}"
+        return [piece(key, f"{before}{words[0]}{after}".strip())]
+    head_key = f"seats.{form}.{items[0]}" if before.strip() else f"number.{items[0]}"
+    head = piece(head_key, f"{before}{words[0]}{',' if len(words) > 2 else ''}".strip())
+    middle = [
+        piece(f"number.{item}", f"{w}," if i < len(words) - 3 else w)
+        for i, (item, w) in enumerate(zip(items[1:-1], words[1:-1], strict=True))
+    ]
+    last = piece(f"and{noun}.{items[-1]}", f"{conjunction} {words[-1]}{after}".strip())
+    return [head, *middle, last]
+
+
+_GROUPS = ("seat", "seats", "number", "and")
+
+
+def _script_order(key: str) -> tuple[int, int, str, int]:
+    """Phrases in the engine's order, then seats by form and number, numbers, endings."""
+    parts = key.split(".")
+    if parts[0] in _GROUPS and parts[-1].isdigit():
+        form = ".".join(parts[1:-1])
+        return (1 + _GROUPS.index(parts[0]), 0, form, int(parts[-1]))
+    base, _, piece = key.rpartition(".")
+    if piece.isdigit() and base in ANNOUNCEMENTS:
+        return (0, ANNOUNCEMENT_KEYS.index(base), "", int(piece))
+    return (0, ANNOUNCEMENT_KEYS.index(key) if key in ANNOUNCEMENTS else len(ANNOUNCEMENTS), key, 0)
 
 
 def _form(kind: str, token: _Placeholder) -> str:

@@ -189,9 +189,14 @@ class Synthesizer:
     async def prerender_async(self, catalogue: Catalogue, seats: Iterable[int]) -> int:
         """`prerender` for the event loop, in small batches so that an announcement made
         meanwhile waits for one batch on the worker, not for the whole table."""
-        texts = sorted(catalogue.chunk_texts(seats))
+        return await self.render_batches_async(
+            sorted(catalogue.chunk_texts(seats)), catalogue.voice
+        )
+
+    async def render_batches_async(self, texts: Sequence[str], voice: VoiceSpec) -> int:
+        """Cache every text, PRERENDER_BATCH at a time on the worker; returns how many."""
         for at in range(0, len(texts), PRERENDER_BATCH):
-            await self.render_async(texts[at : at + PRERENDER_BATCH], catalogue.voice)
+            await self.render_async(texts[at : at + PRERENDER_BATCH], voice)
         return len(texts)
 
     # -- internals ---------------------------------------------------------------------
@@ -208,32 +213,35 @@ class Synthesizer:
         for text in texts:
             key = self._key(text, voice)
             path = self.cache_dir / f"{key}.pcm"
-            pcm = self._read(path)
+            pcm = read_pcm(path)
             if pcm is None:
                 pcm = _the_worker().synthesize(text, voice)
                 self.synth_calls += 1
-                self._write(path, pcm)
+                write_pcm(path, pcm)
             else:
                 self.disk_hits += 1
             pcm.flags.writeable = False
             self._memory[key] = pcm
 
-    @staticmethod
-    def _read(path: Path) -> np.ndarray | None:
-        try:
-            pcm = np.fromfile(path, dtype="<i2").astype(np.int16)
-        except (FileNotFoundError, ValueError):
-            return None
-        return pcm if len(pcm) else None  # an empty file is a failed write, not silence
 
-    def _write(self, path: Path, pcm: np.ndarray) -> None:
-        try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            pcm.astype("<i2").tofile(tmp)
-            os.replace(tmp, path)  # atomic: a reader never sees half a file
-        except OSError as exc:  # a read-only cache only costs speed
-            log.warning("voice cache not written (%s): %s", path, exc)
+def read_pcm(path: Path) -> np.ndarray | None:
+    """A cached chunk (raw 48 kHz int16), or None if absent or empty."""
+    try:
+        pcm = np.fromfile(path, dtype="<i2").astype(np.int16)
+    except (FileNotFoundError, ValueError):
+        return None
+    return pcm if len(pcm) else None  # an empty file is a failed write, not silence
+
+
+def write_pcm(path: Path, pcm: np.ndarray) -> None:
+    """Store a chunk in the disk cache atomically; a read-only cache only costs speed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+        pcm.astype("<i2").tofile(tmp)
+        os.replace(tmp, path)  # atomic: a reader never sees half a file
+    except OSError as exc:
+        log.warning("voice cache not written (%s): %s", path, exc)
 
 
 @functools.cache

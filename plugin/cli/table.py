@@ -1,7 +1,7 @@
 """`autohost table new`: create a table and print each seat's link and the host's link.
 
     autohost table new --preset online --lang uk --seats 10 --names "A,B,..."
-                       [--db var/autohost.db] [--base-url URL]
+                       [--voice-pack NAME] [--db var/autohost.db] [--base-url URL]
                        [--server URL --admin-key K] [--json]
 
 Without --server the table is written straight into the event log at --db (the server
@@ -29,6 +29,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--names", default="", help="comma-separated, one per seat")
     new.add_argument("--manual", action="store_true", help="the live host decides")
     new.add_argument("--seed", type=int, default=None)
+    new.add_argument("--voice-pack", default=None, help="a recorded voice in config/voices")
     new.add_argument(
         "--set",
         action="append",
@@ -54,6 +55,8 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.seed is not None:
         record["seed"] = args.seed
+    if args.voice_pack is not None:
+        record["voice_pack"] = args.voice_pack
     overrides: dict[str, Any] = {}
     for item in args.set:
         key, equals, value = item.partition("=")
@@ -98,6 +101,10 @@ def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, 
 
     settings = TableSettings.from_record(record)
     check_settings(settings)
+    if settings.voice_pack is not None:  # the pack must exist and speak the table's language
+        from voice.pack import find
+
+        find(settings.voice_pack, settings.language)  # PackError is a ValueError
     signer = Signer(load_secret(secret_path_for(args.db)))
     log = EventLog(args.db)
     try:

@@ -6,6 +6,7 @@ replaying the log rebuilds exactly the same game (the seed deals the same roles)
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -14,6 +15,8 @@ LANGUAGES = ("ru", "uk", "en")
 MIN_SEATS, MAX_SEATS = 7, 12  # plugin/rules/state.py DISTRIBUTION
 ROLE_NAMES = ("don", "mafia", "sheriff", "civilian")
 MAX_NAME = 40
+# A voice pack is named by its folder (voice/pack.py NAME): no separators, no "..".
+VOICE_PACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 class SettingsError(ValueError):
@@ -35,6 +38,7 @@ class TableSettings:
     seed: int = 0
     overrides: dict[str, Any] = field(default_factory=dict)  # rule settings over the preset
     roles: dict[int, str] | None = None  # dealt by the host instead of the seed (tests, demos)
+    voice_pack: str | None = None  # a club's recorded voice (docs/voice.md); None: espeak-ng
 
     def name_of(self, seat: int) -> str:
         return self.names[seat - 1] if self.names else f"{seat}"
@@ -44,6 +48,8 @@ class TableSettings:
         record["names"] = list(self.names)
         if self.roles is not None:
             record["roles"] = {str(seat): role for seat, role in self.roles.items()}
+        if self.voice_pack is None:  # records of tables without a pack stay as they were
+            del record["voice_pack"]
         return record
 
     @classmethod
@@ -51,7 +57,8 @@ class TableSettings:
         """Validate settings from JSON (HTTP body, CLI, log); SettingsError names the problem."""
         if not isinstance(record, dict):
             raise SettingsError("bad_settings", "table settings must be an object")
-        known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles"}
+        known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles",
+                 "voice_pack"}  # fmt: skip
         unknown = set(record) - known
         if unknown:
             raise SettingsError("bad_settings", f"unknown table settings {sorted(unknown)}")
@@ -63,6 +70,7 @@ class TableSettings:
         seed = record.get("seed")
         overrides = record.get("overrides", {})
         roles = record.get("roles")
+        voice_pack = record.get("voice_pack")
         if not isinstance(preset, str) or not preset.isidentifier():
             raise SettingsError("bad_preset", f"preset must be a preset name, not {preset!r}")
         if language not in LANGUAGES:
@@ -98,6 +106,14 @@ class TableSettings:
                 if not _is_int(seat) or not 1 <= seat <= seats or role not in ROLE_NAMES:
                     raise SettingsError("bad_roles", f"roles: {key!r}: {role!r} is not valid")
                 parsed_roles[seat] = role
+        if voice_pack is not None and (
+            not isinstance(voice_pack, str) or not VOICE_PACK_NAME.fullmatch(voice_pack)
+        ):
+            raise SettingsError(
+                "bad_voice_pack",
+                f"voice_pack must be a voice pack's folder name (letters, digits, '-', '_'; "
+                f"no '/' or '..'), not {voice_pack!r}",
+            )
         return cls(
             preset=preset,
             language=language,
@@ -107,6 +123,7 @@ class TableSettings:
             seed=seed,
             overrides=dict(overrides),
             roles=parsed_roles,
+            voice_pack=voice_pack,
         )
 
 

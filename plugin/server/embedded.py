@@ -36,7 +36,7 @@ class EmbeddedTables:
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
         if self.table_id is not None and table_id != self.table_id:
             return SilentRoom()
-        announcer = Announcer(settings.language, enabled=self.voice_on)
+        announcer = Announcer(settings.language, enabled=self.voice_on, pack=settings.voice_pack)
         self._voices[table_id] = announcer
         room = EmbeddedRoom(seats=settings.seats, bot_audio=announcer.pcm_frames())
         self.rooms[table_id] = room

@@ -44,7 +44,7 @@ class LiveKitTables:
         self.table_id = table_id
         self.room_name = room_name
         self.rooms: dict[str, BotRoom] = {}
-        self._voice_factory = voice_factory or Announcer
+        self._voice_factory = voice_factory
         self._voices: dict[str, Voice] = {}
         self._reconcile_every = reconcile_every
         self._grace = grace
@@ -52,7 +52,11 @@ class LiveKitTables:
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
         if table_id != self.table_id:
             return SilentRoom()
-        voice = self._voice_factory(settings.language)
+        voice = (
+            self._voice_factory(settings.language)
+            if self._voice_factory
+            else Announcer(settings.language, pack=settings.voice_pack)
+        )
         self._voices[table_id] = voice
         room = LiveKitRoom.connect(
             self.creds.url, self.creds.api_key, self.creds.api_secret, self.room_name,

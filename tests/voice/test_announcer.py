@@ -6,7 +6,6 @@ import asyncio
 import fractions
 from collections.abc import AsyncIterator
 
-import av
 import numpy as np
 import pytest
 from aiortc.mediastreams import MediaStreamError
@@ -16,28 +15,7 @@ from voice.announcer import Announcer
 from voice.phrases import ANNOUNCEMENT_KEYS, Catalogue, PhraseError
 from voice.synth import Synthesizer
 
-from .conftest import sample, until, voiced
-
-
-class Recorder:
-    """Reads a track() into {frame index: samples}, like a real consumer would."""
-
-    def __init__(self, announcer: Announcer) -> None:
-        self.track = announcer.track()
-        self.frames: dict[int, np.ndarray] = {}
-        self.raw: list[av.AudioFrame] = []
-
-    async def run(self) -> None:
-        while True:
-            try:
-                frame = await self.track.recv()
-            except MediaStreamError:
-                return
-            self.raw.append(frame)
-            self.frames[frame.pts // audio.FRAME_SAMPLES] = frame.to_ndarray().reshape(-1)
-
-    def span(self, start: int, count: int) -> np.ndarray:
-        return np.concatenate([self.frames[i] for i in range(start, start + count)])
+from .conftest import Recorder, sample, until, voiced
 
 
 @pytest.fixture
