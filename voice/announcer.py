@@ -42,6 +42,9 @@ from .tracks import OpusTrack, PcmTrack, SharedOpusEncoder
 log = logging.getLogger(__name__)
 
 RESYNC_FRAMES = 10  # behind by more than this (a stalled loop): skip ahead, do not burst
+# After this much silence with nothing queued the clock rests (an idle table costs no CPU)
+# until the next announcement or listener wakes it; frame indexes carry on from there.
+IDLE_FRAMES = 250  # 5 s
 
 
 @dataclass(eq=False, slots=True)
@@ -263,9 +266,14 @@ class Announcer:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
-        start = loop.time()
+        start = loop.time() - self.frames_out * FRAME_SECONDS
+        quiet = 0
         while True:
             self._tick()
+            quiet = quiet + 1 if self.idle else 0
+            if quiet >= IDLE_FRAMES:
+                self._clock = None  # the next announce() or listener starts it again
+                return
             delay = start + self.frames_out * FRAME_SECONDS - loop.time()
             if delay < -RESYNC_FRAMES * FRAME_SECONDS:
                 log.warning("announcer clock fell %.0f ms behind; resyncing", -delay * 1000)

@@ -61,6 +61,11 @@ class BotVoice:
             with contextlib.suppress(RuntimeError):
                 await aclose()
 
+    def drain(self) -> None:
+        """Drop what was read while nobody listened (the mixer rested): it is old news."""
+        while not self._queue.empty():
+            self._queue.get_nowait()
+
     def next_frame(self) -> np.ndarray | None:
         """The next 20 ms of the bot's voice, or None when it has nothing ready."""
         try:

@@ -12,6 +12,8 @@ the bot's voice, encodes that mix once with libopus and hands the same av.Packet
 listener's sender. A listener who is himself an allowed speaker (always the live host)
 gets his own encoding of the mix without his own voice, so nobody hears himself echo.
 The gate lives here, on the server: what a page does with its microphone does not matter.
+While no peer is in the room the mixer rests (no ticks at all), so a table nobody is
+connected to costs no CPU; the first peer to join wakes it.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ class EmbeddedRoom:
         self._tick_failed = False
         self.last_tick: float | None = None  # time.monotonic() of the latest mixer tick
         self._mixer: asyncio.Task[None] | None = None
+        self._listened = asyncio.Event()  # set while any peer is in the room
         self._tasks: set[asyncio.Task[Any]] = set()  # presence callbacks
         self._closing: set[asyncio.Task[Any]] = set()  # peers closing after a failure
         self._stopping = False
@@ -166,6 +169,7 @@ class EmbeddedRoom:
 
         old = self._peers.get(seat)
         self._peers[seat] = peer
+        self._listened.set()
         if old is not None:
             await old.close()
         return pc.localDescription
@@ -234,6 +238,14 @@ class EmbeddedRoom:
     async def _run_mixer(self) -> None:
         deadline = time.monotonic()
         while True:
+            if not self._peers:
+                # Nobody in the room: nothing to mix or send. The mixer rests until a peer
+                # joins, so a table nobody is connected to costs no CPU.
+                self._listened.clear()
+                await self._listened.wait()
+                if self._bot is not None:
+                    self._bot.drain()
+                deadline = time.monotonic()
             deadline += FRAME_SECONDS
             delay = deadline - time.monotonic()
             if delay > 0:

@@ -1,0 +1,214 @@
+"""A hostile client against a real `autohost serve` over real loopback sockets (issue 15):
+bodies of 128 MiB with no token, frames over the protocol's size, a client that sends pings
+and never reads, a seat that connects in a loop, and a stop while such a client hangs on.
+Each is refused or bounded; the server's memory stays where it was, it answers its honest
+clients, and it stops cleanly. Every loop here is bounded in count and in time.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import struct
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from plugin.server.http import SHUTDOWN_SECONDS, WS_MAX_BYTES, WS_WRITE_BUFFER_BYTES
+from plugin.testing import ServerProcess
+
+pytestmark = pytest.mark.slow
+MIB = 1024 * 1024
+GROWTH_MB = 40  # what one attack may add to the server's memory, at most
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path / "autohost.db", options=["--no-voice"]) as running:
+        yield running
+
+
+def new_table(server: ServerProcess) -> dict:
+    answer = httpx.post(
+        f"{server.base}/api/tables", json={"seats": 10},
+        headers={"Authorization": f"Bearer {server.admin_key}"}, timeout=30,
+    )  # fmt: skip
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def honest_vote(server: ServerProcess, token: str) -> dict:
+    """An honest page: hello, the state, one message answered."""
+    with connect(f"ws://127.0.0.1:{server.port}/ws", open_timeout=30) as ws:
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "state"
+        ws.send(json.dumps({"v": 1, "id": "honest", "type": "pass"}))
+        while True:
+            reply = json.loads(ws.recv(timeout=30))
+            if reply["type"] != "state":
+                return reply
+
+
+def raw_socket(server: ServerProcess, path: str = "/ws") -> socket.socket:
+    """A WebSocket opened by hand (handshake only), to send frames no library would."""
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=30)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+        "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += sock.recv(4096)
+    assert answer.startswith(b"HTTP/1.1 101"), answer[:200]
+    return sock
+
+
+def masked_frame(opcode: int, payload: bytes) -> bytes:
+    mask = os.urandom(4)
+    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    size = len(payload)
+    if size < 126:
+        header = struct.pack("!BB", 0x80 | opcode, 0x80 | size)
+    elif size < 65536:
+        header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size)
+    else:
+        header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
+    return header + mask + body
+
+
+def test_a_huge_body_without_a_token_costs_the_server_nothing(server: ServerProcess) -> None:
+    links = new_table(server)
+    before = server.rss_mb()
+    for _ in range(4):  # the outside check's attack: four 128 MiB posts, no token at all
+
+        def body() -> Iterator[bytes]:
+            chunk = b"x" * MIB
+            for _ in range(128):
+                yield chunk
+
+        with _maybe_cut():
+            answer = httpx.post(f"{server.base}/rtc/{links['id']}/offer", content=body(),
+                                timeout=60)  # fmt: skip
+            assert answer.status_code in (403, 413), answer.text
+        assert announced_only(server, "/api/tables", 128 * MIB).startswith(b"HTTP/1.1 413")
+    assert server.rss_mb() - before < GROWTH_MB, (before, server.rss_mb())
+    assert httpx.get(f"{server.base}/healthz", timeout=30).json()["ok"] is True
+    assert honest_vote(server, links["seats"][0]["token"])["type"] in ("ack", "error")
+
+
+def announced_only(server: ServerProcess, path: str, length: int) -> bytes:
+    """A POST that announces `length` bytes and sends none of them: the answer's first line.
+    The server must answer from the header alone, without waiting for the body."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"Authorization: Bearer {server.admin_key}\r\nContent-Length: {length}\r\n\r\n".encode()
+        )
+        return sock.recv(4096).split(b"\r\n", 1)[0]
+
+
+class _maybe_cut:
+    """The server may answer 413 and close while the client is still sending: either way
+    is a refusal (the body was not read)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> bool:
+        return isinstance(value, httpx.TransportError)
+
+
+def test_a_frame_over_the_limit_closes_the_socket_unread(server: ServerProcess) -> None:
+    links = new_table(server)
+    before = server.rss_mb()
+    with connect(f"ws://127.0.0.1:{server.port}/ws", max_size=None, open_timeout=30) as ws:
+        ws.send(json.dumps({"type": "hello", "token": links["seats"][0]["token"]}))
+        assert json.loads(ws.recv(timeout=30))["type"] == "state"
+        ws.send("x" * (WS_MAX_BYTES * 64))  # 4 MiB in one frame
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ws.recv(timeout=30)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    assert server.rss_mb() - before < GROWTH_MB
+    assert honest_vote(server, links["seats"][1]["token"])["type"] in ("ack", "error")
+
+
+def test_pings_never_read_are_cut_off_not_buffered(server: ServerProcess) -> None:
+    links = new_table(server)
+    before = server.rss_mb()
+    sock = raw_socket(server)  # no hello, no token: the socket waits for one
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # and never reads
+    ping = masked_frame(0x9, b"p" * 125)
+    sent, cut = 0, False
+    deadline = time.monotonic() + 60
+    try:
+        while sent < 300 * MIB and time.monotonic() < deadline:
+            sock.sendall(ping * 512)
+            sent += len(ping) * 512
+    except OSError:
+        cut = True  # the server aborted the connection
+    finally:
+        sock.close()
+    assert cut, f"the server kept taking pings it could not answer ({sent // MIB} MiB sent)"
+    assert sent < 300 * MIB
+    assert server.rss_mb() - before < GROWTH_MB + WS_WRITE_BUFFER_BYTES / MIB
+    assert honest_vote(server, links["seats"][0]["token"])["type"] in ("ack", "error")
+
+
+def test_a_seat_that_connects_in_a_loop_is_refused_and_others_go_on(
+    server: ServerProcess,
+) -> None:
+    links, other = new_table(server), new_table(server)
+    token = links["seats"][2]["token"]
+    refused = []
+    for _ in range(60):  # bounded: the outside check made 574 connects a second
+        with connect(f"ws://127.0.0.1:{server.port}/ws", open_timeout=30) as ws:
+            ws.send(json.dumps({"type": "hello", "token": token}))
+            first = json.loads(ws.recv(timeout=30))
+            if first["type"] == "error":
+                refused.append(first["error"])
+    assert refused and set(refused) == {"too_many_connects"}, refused
+    assert honest_vote(server, other["seats"][0]["token"])["type"] in ("ack", "error")
+    assert honest_vote(server, links["seats"][3]["token"])["type"] in ("ack", "error")
+
+
+def test_a_stop_does_not_wait_for_a_client_that_never_reads(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path / "autohost.db", options=["--no-voice"])
+    server.start()
+    try:
+        links = new_table(server)
+        sock = raw_socket(server)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        hello = json.dumps({"type": "hello", "token": links["seats"][0]["token"]}).encode()
+        sock.sendall(masked_frame(0x1, hello))
+        started = time.monotonic()
+        code = server.stop(timeout=SHUTDOWN_SECONDS + 30)
+        took = time.monotonic() - started
+        sock.close()
+    finally:
+        if server.alive():
+            server.kill()
+    assert code == 0
+    assert took < SHUTDOWN_SECONDS + 20, f"the stop took {took:.1f} s"
+
+
+def test_no_token_reaches_the_servers_output(server: ServerProcess) -> None:
+    links = new_table(server)
+    token = links["seats"][0]["token"]
+    honest_vote(server, token)
+    with connect(f"ws://127.0.0.1:{server.port}/ws?token={token}", open_timeout=30) as ws:
+        assert json.loads(ws.recv(timeout=30))["type"] == "state"  # an older client's URL
+    httpx.post(f"{server.base}/rtc/{links['id']}/offer", content=b"{}",
+               headers={"Authorization": f"Bearer {token}x"}, timeout=30)  # fmt: skip
+    server.stop()
+    printed = "".join(server.output)
+    assert token not in printed and token[:40] not in printed
