@@ -79,3 +79,27 @@ def test_links_carry_a_token_for_each_seat_and_the_host() -> None:
     for entry in links["seats"]:
         assert entry["link"].endswith(entry["token"])
         assert signer.verify(entry["token"], table="t1").seat == entry["seat"]
+
+
+def test_a_token_has_one_spelling_only() -> None:
+    """The outside check found signatures with extra characters, and the standard base64
+    alphabet, accepted: every other spelling of a genuine token is refused as malformed."""
+    signer = Signer(b"s" * 32)
+    token = signer.issue("t1", 3)
+    body, _, signature = token.partition(".")
+    last = signature[-1]
+    odd_bits = "ABCD"[("ABCD".index(last) + 1) % 4] if last in "ABCD" else "B"
+    spellings = [
+        token + "=",  # padding
+        body + "=." + signature,
+        body + "." + signature + "==",
+        body.replace("_", "/").replace("-", "+") + "." + signature + "/",  # standard alphabet
+        " " + token,
+        body + ".\n" + signature,
+        body + "." + signature[:-1] + odd_bits,  # the unused low bits set
+    ]
+    for spelling in spellings:
+        with pytest.raises(TokenError) as refused:
+            signer.verify(spelling)
+        assert refused.value.code in ("token_malformed", "token_forged"), spelling
+    assert signer.verify(token).seat == 3

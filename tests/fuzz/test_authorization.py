@@ -147,12 +147,13 @@ def forgeries(table: Table) -> list[str]:
     payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     as_host = dict(payload, s="host")
     host_body = base64.urlsafe_b64encode(json.dumps(as_host).encode()).rstrip(b"=").decode()
-    flipped = signature[:-2] + ("AA" if signature[-2:] != "AA" else "BB")
+    # Another signature of canonical base64url ("A" and "E" leave the 2 unused bits 0): a
+    # non-canonical spelling is refused earlier, as malformed (tests/test_signing.py).
+    flipped = signature[:-2] + ("AA" if signature[-2:] != "AA" else "AE")
     return [
         f"{host_body}.{signature}",  # a player's token turned into the host's
         f"{body}.{flipped}",  # a damaged signature
         Signer(b"another-secret-0123456789abcdef0").issue(table.id, "host"),  # another key
-        f"{body}.",  # an empty signature
     ]
 
 
@@ -167,6 +168,9 @@ def test_forged_tokens(table: Table) -> None:
         refused_at_connect(
             table, f"token={body_only(table)}", "token_malformed", CLOSE_UNAUTHORIZED
         )
+        # An empty signature is no signature: malformed (a token has one spelling only).
+        empty = f"token={body_only(table)}."
+        refused_at_connect(table, empty, "token_malformed", CLOSE_UNAUTHORIZED)
 
 
 def test_expired_token(table: Table) -> None:

@@ -4,8 +4,7 @@
 // {"type": "state"|"ack"|"error", ...}; we send {"v": 1, "id": "<unique>", "type": ..., ...}.
 // Kept apart from the widget so a club can swap it (e.g. for its own auth) without touching it.
 
-import { reconnecting } from "../socket/reconnecting.js";
-import { hello } from "../widget/socket.js";
+import { hello, reconnecting } from "../socket/reconnecting.js";
 
 export const PROTOCOL_VERSION = 1;
 

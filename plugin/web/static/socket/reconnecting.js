@@ -18,6 +18,12 @@ export const MAX_DELAY_MS = 5000;
 export const JITTER = 0.25;
 const OPEN = 1; // WebSocket.OPEN
 
+/** The first message of every socket our pages open to our server: who it is. The token
+ * never goes in a URL (proxies and servers keep URLs in their access logs). */
+export function hello(token, table) {
+  return JSON.stringify(table ? { type: "hello", token, table } : { type: "hello", token });
+}
+
 /** Whether a socket closed with this event should be reopened (not 4401/4404). */
 export function retryable(event) {
   return !FINAL_CLOSE_CODES.includes(event?.code);

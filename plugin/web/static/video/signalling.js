@@ -6,7 +6,7 @@
 // shared backoff unless final: 4401/4404, or `final()` says so (another tab of the same
 // seat took over). `onDown(event)` hears of every close of a live socket.
 
-import { reconnecting, retryable } from "../socket/reconnecting.js";
+import { hello, reconnecting, retryable } from "../socket/reconnecting.js";
 
 export function openSignalling(url, { token, onMessage, onDown, final = () => false },
                                options = {}) {
@@ -17,7 +17,7 @@ export function openSignalling(url, { token, onMessage, onDown, final = () => fa
   });
   const connection = reconnecting(url, {
     onOpen: () => {
-      if (token) connection.send(JSON.stringify({ type: "hello", token }));
+      if (token) connection.send(hello(token));
     },
     onMessage(data) {
       let message;

@@ -5,7 +5,7 @@
 // The reconnecting (backoff with jitter; a close with 4401/4404, bad token or no table, is
 // final) is socket/reconnecting.js, shared with the LiveKit transport and the video mesh.
 
-import { reconnecting } from "../socket/reconnecting.js";
+import { hello, reconnecting } from "../socket/reconnecting.js";
 
 const VERSION = 1;
 
@@ -20,10 +20,6 @@ export function socketUrl() {
   return url.toString();
 }
 
-/** The first message of every socket this page opens: who it is. */
-export function hello(token, table) {
-  return JSON.stringify(table ? { type: "hello", token, table } : { type: "hello", token });
-}
 
 /**
  * Open the table's socket and keep it open.
