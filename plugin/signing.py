@@ -196,9 +196,22 @@ def table_links(
 ADMIN_KEY_ENV = "AUTOHOST_ADMIN_KEY"
 
 
+def read_admin_key_file(path: Path) -> str:
+    """The admin key kept in a file (`--admin-key-file`). A key is never taken from the
+    command line, where every local user can read it (ps, /proc/PID/cmdline)."""
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise ValueError(f"cannot read the admin key file {path}: {error.strerror}") from None
+    if not key:
+        raise ValueError(f"the admin key file {path} is empty")
+    return key
+
+
 def load_admin_key(db_path: Path, given: str | None = None) -> str:
-    """The admin key: given, else $AUTOHOST_ADMIN_KEY, else the file beside the db (created
-    once, mode 0600), so `autohost table new --server` can read it on the same machine."""
+    """The admin key: given (read from a file by the caller, or set in code), else
+    $AUTOHOST_ADMIN_KEY, else the file beside the db (created once, mode 0600), so
+    `autohost table new --server` can read it on the same machine."""
     if given:
         return given
     from_env = os.environ.get(ADMIN_KEY_ENV)

@@ -8,6 +8,7 @@ Everything goes through the public surface: the table is created with
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -39,9 +40,10 @@ def create_table(server: ServerProcess) -> dict[str, Any]:
         *AUTOHOST, "table", "new", "--preset", "online", "--lang", "uk", "--seats", "10",
         "--names", ",".join(f"P{i}" for i in range(1, 11)), "--seed", "4",
         "--set", "simultaneous_window_seconds=40", "--set", "defense_seconds=40",
-        "--server", server.base, "--admin-key", server.admin_key, "--json",
+        "--server", server.base, "--json",
     ]  # fmt: skip
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=30)
+    env = {**os.environ, "AUTOHOST_ADMIN_KEY": server.admin_key}
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=30, env=env)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -32,6 +32,7 @@ from plugin.server import (
     run,
     run_until_signalled,
 )
+from plugin.signing import read_admin_key_file
 
 ENV = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
 
@@ -47,7 +48,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     parser.add_argument("--base-url", default=None)
-    parser.add_argument("--admin-key", default=None)
+    parser.add_argument("--admin-key-file", type=Path, default=None,
+                        help="default: $AUTOHOST_ADMIN_KEY or the file <db>.admin-key")  # fmt: skip
     parser.add_argument("--grace", type=float, default=10.0, help="reconnect grace, seconds")
     parser.add_argument("--reconcile", type=float, default=5.0, help="reconcile every N s")
     parser.add_argument("--no-voice", action="store_true", help="the bot joins but stays silent")
@@ -91,8 +93,13 @@ def main(argv: list[str]) -> int:
     except ValueError as error:
         print(f"autohost livekit: {error}", file=sys.stderr)
         return 2
+    try:
+        admin_key = read_admin_key_file(args.admin_key_file) if args.admin_key_file else None
+    except ValueError as error:
+        print(f"autohost livekit: {error}", file=sys.stderr)
+        return 2
     options = ServerOptions(
-        host=args.host, port=args.port, db=args.db, admin_key=args.admin_key,
+        host=args.host, port=args.port, db=args.db, admin_key=admin_key,
         base_url=args.base_url, media="livekit", voice=not args.no_voice,
         livekit=LiveKitOptions(
             credentials=creds, room=args.room, table=args.table, seats=args.seats,

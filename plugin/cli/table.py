@@ -2,7 +2,7 @@
 
     autohost table new --preset online --lang uk --seats 10 --names "A,B,..."
                        [--voice-pack NAME] [--db var/autohost.db] [--base-url URL]
-                       [--server URL --admin-key K] [--json]
+                       [--server URL [--admin-key-file F]] [--json]
 
 Without --server the table is written straight into the event log at --db (the server
 opens it on first use); with --server it is created over HTTP (POST /api/tables).
@@ -40,7 +40,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--db", type=Path, default=DEFAULT_DB)
     new.add_argument("--base-url", default="http://127.0.0.1:8000")
     new.add_argument("--server", default=None, help="create through a running server")
-    new.add_argument("--admin-key", default=None)
+    new.add_argument(
+        "--admin-key-file",
+        type=Path,
+        default=None,
+        help="with --server; default: $AUTOHOST_ADMIN_KEY or <db>.admin-key",
+    )
     new.add_argument("--json", action="store_true", help="print the answer as JSON")
     return parser.parse_args(argv)
 
@@ -74,9 +79,10 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
 def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, Any]:
     import httpx
 
-    from plugin.signing import load_admin_key
+    from plugin.signing import load_admin_key, read_admin_key_file
 
-    key = load_admin_key(args.db, args.admin_key)
+    given = read_admin_key_file(args.admin_key_file) if args.admin_key_file else None
+    key = load_admin_key(args.db, given)
     try:
         answer = httpx.post(
             args.server.rstrip("/") + "/api/tables",

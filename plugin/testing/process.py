@@ -165,8 +165,11 @@ class ServerProcess(AutohostProcess):
         self.port = port or free_port()
         self.admin_key = admin_key
         self.secret = secret
-        args = ["serve", "--port", str(self.port), "--db", str(db), "--admin-key", admin_key]
-        super().__init__([*args, *options], env={"AUTOHOST_SECRET": secret}, ready="listening")
+        args = ["serve", "--port", str(self.port), "--db", str(db)]
+        # The key goes in the environment, as a club's service unit would pass it: never on
+        # the command line, where every local user can read it.
+        env = {"AUTOHOST_SECRET": secret, "AUTOHOST_ADMIN_KEY": admin_key}
+        super().__init__([*args, *options], env=env, ready="listening")
 
     @property
     def base(self) -> str:
