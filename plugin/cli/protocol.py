@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from plugin.protocol.export import game_protocol
@@ -33,7 +34,10 @@ def main(argv: list[str]) -> int:
         settings = TableSettings.from_record(record)
         from plugin.host.game import is_event_record
 
-        records = [e.record for e in log.entries(args.table) if is_event_record(e.record)]
+        entries = log.entries(args.table)
+        records = [e.record for e in entries if is_event_record(e.record)]
+        # The game's date: its first input's, in the server's local time (a club's evening).
+        played = entries[0].wall if entries else time.time()
     finally:
         log.close()
     protocol = game_protocol(
@@ -46,6 +50,10 @@ def main(argv: list[str]) -> int:
         seed=settings.seed,
         manual=settings.manual,
         table=args.table,
+        language=settings.language,
+        club=settings.club,
+        host=settings.host_name,
+        date=time.strftime("%Y-%m-%d", time.localtime(played)),
     )
     if args.html:
         Path(args.html).write_text(render_sheet(protocol), encoding="utf-8")

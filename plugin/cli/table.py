@@ -28,6 +28,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--seats", type=int, default=10)
     new.add_argument("--names", default="", help="comma-separated, one per seat")
     new.add_argument("--manual", action="store_true", help="the live host decides")
+    new.add_argument("--club", default="", help="the club's name, on the protocol sheet")
+    new.add_argument("--host-name", default="", help="the live host's name, on the sheet")
     new.add_argument("--seed", type=int, default=None)
     new.add_argument("--voice-pack", default=None, help="a recorded voice in config/voices")
     new.add_argument(
@@ -58,6 +60,10 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
         "names": [n.strip() for n in args.names.split(",")] if args.names else [],
         "manual": args.manual,
     }
+    if args.club:
+        record["club"] = args.club
+    if args.host_name:
+        record["host_name"] = args.host_name
     if args.seed is not None:
         record["seed"] = args.seed
     if args.voice_pack is not None:

@@ -15,6 +15,7 @@ LANGUAGES = ("ru", "uk", "en")
 MIN_SEATS, MAX_SEATS = 7, 12  # plugin/rules/state.py DISTRIBUTION
 ROLE_NAMES = ("don", "mafia", "sheriff", "civilian")
 MAX_NAME = 40
+MAX_TITLE = 80  # a club's or a host's name
 # A voice pack is named by its folder (voice/pack.py NAME): no separators, no "..".
 VOICE_PACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
@@ -39,6 +40,8 @@ class TableSettings:
     overrides: dict[str, Any] = field(default_factory=dict)  # rule settings over the preset
     roles: dict[int, str] | None = None  # dealt by the host instead of the seed (tests, demos)
     voice_pack: str | None = None  # a club's recorded voice (docs/voice.md); None: espeak-ng
+    club: str = ""  # the club's name, on the protocol sheet
+    host_name: str = ""  # the live host's (the judge's) name, on the protocol sheet
 
     def name_of(self, seat: int) -> str:
         return self.names[seat - 1] if self.names else f"{seat}"
@@ -48,8 +51,9 @@ class TableSettings:
         record["names"] = list(self.names)
         if self.roles is not None:
             record["roles"] = {str(seat): role for seat, role in self.roles.items()}
-        if self.voice_pack is None:  # records of tables without a pack stay as they were
-            del record["voice_pack"]
+        for optional in ("voice_pack", "club", "host_name"):
+            if not record[optional]:  # records of tables without them stay as they were
+                del record[optional]
         return record
 
     @classmethod
@@ -58,7 +62,7 @@ class TableSettings:
         if not isinstance(record, dict):
             raise SettingsError("bad_settings", "table settings must be an object")
         known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles",
-                 "voice_pack"}  # fmt: skip
+                 "voice_pack", "club", "host_name"}  # fmt: skip
         unknown = set(record) - known
         if unknown:
             raise SettingsError("bad_settings", f"unknown table settings {sorted(unknown)}")
@@ -71,6 +75,10 @@ class TableSettings:
         overrides = record.get("overrides", {})
         roles = record.get("roles")
         voice_pack = record.get("voice_pack")
+        club, host_name = record.get("club", ""), record.get("host_name", "")
+        for label, text in (("club", club), ("host_name", host_name)):
+            if not isinstance(text, str) or len(text) > MAX_TITLE:
+                raise SettingsError("bad_settings", f"{label} must be text of at most {MAX_TITLE}")
         if not isinstance(preset, str) or not preset.isidentifier():
             raise SettingsError("bad_preset", f"preset must be a preset name, not {preset!r}")
         if language not in LANGUAGES:
@@ -124,6 +132,8 @@ class TableSettings:
             overrides=dict(overrides),
             roles=parsed_roles,
             voice_pack=voice_pack,
+            club=club.strip(),
+            host_name=host_name.strip(),
         )
 
 

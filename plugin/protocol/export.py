@@ -1,5 +1,6 @@
-"""Replay a table's logged events into its protocol: seats, names, roles, fouls,
-nominations and every ballot per day, kills, checks, the best move and the result."""
+"""Replay a table's logged events into its protocol: seats, names, roles, fouls (each with
+the day or night it was given), nominations and every ballot per day, kills, checks, who
+left when and how, the best move and the result (winner and why)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ from typing import Any
 from plugin.rules import RuleError, apply, load_preset, new_game
 from plugin.rules import events as ev
 from plugin.rules.effects import VoteFinished
-from plugin.rules.state import GameState
+from plugin.rules.state import NIGHT_PHASES, GameState
+
+
+def _when(state: GameState) -> dict[str, int]:
+    """The day or night a moment of the game belongs to: {"day": n} or {"night": n}."""
+    return {"night": state.night} if state.phase in NIGHT_PHASES else {"day": state.day}
 
 
 def game_protocol(
@@ -23,6 +29,10 @@ def game_protocol(
     seed: int = 0,
     manual: bool = False,
     table: str = "",
+    language: str = "en",
+    club: str = "",
+    host: str = "",
+    date: str = "",
 ) -> dict[str, Any]:
     """The protocol of a game from its engine event records, in log order (undone entries
     already left out). Records the engine refuses are listed, never fatal."""
@@ -32,6 +42,9 @@ def game_protocol(
     ballots: dict[tuple[int, int], list[dict[str, Any]]] = {}
     votes: dict[int, dict[str, Any]] = {}
     refused: list[dict[str, Any]] = []
+    fouls: list[dict[str, Any]] = []
+    exits: dict[int, dict[str, Any]] = {}
+    voted_out: dict[int, int] = {}  # seat -> the day whose vote put him out (he leaves later)
     for record in records:
         try:
             event = ev.from_record(record)
@@ -48,10 +61,31 @@ def game_protocol(
                     "choice": event.candidate if isinstance(event, ev.CastVote) else event.leave,
                 }
                 ballots.setdefault((before.day, r.number), []).append(ballot)
+        if isinstance(event, ev.Foul):
+            fouls.append({"seat": event.seat, **_when(before)})
         for effect in effects:
             if isinstance(effect, VoteFinished):
                 votes[state.day] = effect.result
-    return _protocol(state, names, ballots, votes, refused, table, preset)
+                voted_out.update((s, state.day) for s in effect.result.get("eliminated", []))
+        for seat in sorted(before.alive - state.alive):
+            when = _when(before)
+            if isinstance(event, ev.PlayerLeft):
+                how = "left"
+            elif isinstance(event, ev.Disqualify):
+                how = "disqualified"
+            elif seat in state.removed and seat not in before.removed:
+                how = "fouls"
+            else:  # the night's shot (or the day's vote: its result may come later, below)
+                how, when = "killed", {"night": state.night}
+            exits[seat] = {"how": how, **when}
+    for seat, day in voted_out.items():  # a vote's result is told after its seats left
+        if exits.get(seat, {}).get("how") in (None, "killed"):
+            exits[seat] = {"how": "vote", "day": day}
+    protocol = _protocol(state, names, ballots, votes, refused, table, preset)
+    protocol.update(language=language, club=club, host=host, date=date, fouls=fouls)
+    for player in protocol["players"]:
+        player["out"] = exits.get(player["seat"])
+    return protocol
 
 
 def _protocol(
@@ -109,5 +143,6 @@ def _protocol(
         "best_move": state.best_move_record(),
         "winner": state.winner,
         "over": state.over,
+        "outcome": None if state.outcome is None else state.outcome.record(),
         "refused": refused,
     }

@@ -54,7 +54,7 @@ def test_sheet_escapes_names_and_shows_the_game() -> None:
     )
     html = render_sheet(protocol)
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
-    assert "Day 1" in html and "Night 1" in html and "Best move" in html
+    assert "Day 1" in html and "Nights" in html and "Best move" in html
 
 
 def test_refused_records_are_listed_not_fatal() -> None:
@@ -105,7 +105,8 @@ def test_cli_reads_the_event_log(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     protocol = json.loads((tmp_path / "p.json").read_text())
     assert protocol["days"][0]["vote"]["eliminated"] == [2]
-    assert "Night 1" in html.read_text()
+    sheet = html.read_text()  # the table speaks Ukrainian (the default): so does its sheet
+    assert "Протокол гри" in sheet and "Ночі" in sheet and "lang='uk'" in sheet
     missing = subprocess.run(
         [sys.executable, "-m", "plugin.cli", "protocol", "--db", str(db), "--table", "nope"],
         capture_output=True,
