@@ -128,9 +128,10 @@ class Hub:
             self._latest[table_id] = snapshot
             self._broadcast(table_id)
             return
-        data = self.view_bytes(table_id, connection.viewer)
-        if data is not None:
-            connection.push_state(data)
+        # Its own view, built from this moment's snapshot (the timer's time left now, not
+        # at the table's last change); the others' cached views stay as they are.
+        view = build_view(snapshot, connection.viewer, self.connected_seats(table_id))
+        connection.push_state(protocol.encode_state(view))
 
     async def detach(self, connection: Connection, snapshot: Snapshot | None) -> None:
         table_id = connection.table_id

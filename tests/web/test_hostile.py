@@ -328,3 +328,23 @@ def test_too_many_tables_is_a_clear_refusal(tmp_path: Path) -> None:
         assert answer.status_code == 409 and answer.json()["error"] == "too_many_tables"
         assert "at most 2" in answer.json()["message"]
         assert len(client.get("/api/tables", headers=AUTH).json()) == 2
+
+
+def test_a_page_that_reconnects_gets_the_time_left_now(tmp_path: Path) -> None:
+    """The newcomer's state is its own, built at connect time: a seat coming back in the
+    middle of a speech sees the timer as it is, not as it was at the last change."""
+    from plugin.testing import FakeClock
+
+    clock = FakeClock()
+    config = ServerConfig(db_path=tmp_path / "t.db", admin_key=ADMIN, secret=SECRET, clock=clock)
+    with TestClient(create_app(config)) as client, ExitStack() as stack:
+        links = create_table(client)
+        host = hello_socket(client, stack, token_of(links, "host"))
+        first_state(host)
+        first_state(hello_socket(client, stack, token_of(links, 3)))  # seat 3 is online
+        host.ack("start")
+        started = host.until(lambda m: m["type"] == "state" and m["clock"] is not None)
+        clock.advance(5)
+        again = hello_socket(client, stack, token_of(links, 3))  # seat 3 again, 5 s later
+        fresh = first_state(again)
+        assert fresh["clock"]["remaining"] == pytest.approx(started["clock"]["remaining"] - 5)
