@@ -10,6 +10,7 @@ from livekit.api.twirp_client import ServerError
 from livekit.protocol.models import TrackSource
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry
+from plugin.rooms.livekit.proof import host_attributes
 from tests.livekit.contract_server import ContractServer
 from tests.livekit.harness import API_KEY, API_SECRET
 
@@ -20,7 +21,7 @@ FAST = Retry(attempts=5, first_delay=0.01, max_delay=0.05, attempt_timeout=0.5)
 def seat_players(contract: ContractServer, seats: range) -> None:
     for seat in seats:
         contract.join(ROOM, f"seat-{seat}", attributes={"seat": str(seat)})
-    contract.join(ROOM, "host")
+    contract.join(ROOM, "host", attributes=host_attributes(API_SECRET, ROOM))
     contract.join(ROOM, "autohost-bot")
 
 
@@ -28,6 +29,7 @@ async def started(contract: ContractServer, secret: str = API_SECRET, **options)
     options.setdefault("retry", FAST)
     room = LiveKitRoom.connect(contract.url, API_KEY, secret, ROOM, **options)
     await room.start()
+    await room.bot_joined("PA_autohost-bot")  # the contract server's sid for the bot
     return room
 
 

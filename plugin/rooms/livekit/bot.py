@@ -6,16 +6,22 @@ the embedded room plays. `capture_frame` waits while the source's queue is full,
 paces a producer that runs ahead of real time. The bot also sees who joins and leaves
 and passes that to the room (the same events the webhook brings; duplicates are fine).
 The SDK resumes a dropped connection by itself; when the room is lost for good anyway
-(removed by an admin, server restarted) the bot joins again with backoff, on the same
-audio source, unless it was replaced by another bot with its identity.
+(removed by an admin, server restarted, or another participant joined with the bot's
+identity and LiveKit replaced us) the bot joins again with backoff, on the same audio
+source. A duplicate is logged and counted: the bot's identity proves nothing by itself, the
+room trusts only the session the bot reports (`on_session`, LiveKitRoom.bot_joined).
+
+Frames of silence are not sent: a table that says nothing costs the bot nothing per frame
+(the receivers' jitter buffers fill the gap), and a voice whose frames end (SilentVoice)
+ends the bot's playing at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterable, Callable
-from typing import Any, cast
+from collections.abc import AsyncIterable, Awaitable, Callable
+from typing import Any
 
 from livekit import rtc
 from livekit.protocol.models import ParticipantInfo, ParticipantPermission
@@ -28,9 +34,7 @@ log = logging.getLogger(__name__)
 SAMPLE_RATE = 48_000
 FRAME_SAMPLES = 960  # 20 ms at 48 kHz
 FRAME_BYTES = FRAME_SAMPLES * 2
-# Lost for good by our own hand or to another bot with our identity: do not join again.
-FINAL_REASONS = frozenset({rtc.DisconnectReason.CLIENT_INITIATED,
-                           rtc.DisconnectReason.DUPLICATE_IDENTITY})  # fmt: skip
+SILENCE = bytes(FRAME_BYTES)
 
 
 class LiveKitBot:
@@ -47,11 +51,15 @@ class LiveKitBot:
         events: RoomEvents | None = None,
         queue_ms: int = 200,
         rejoin_delay: float = 0.5,
+        on_session: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.url = url
         self.room = rtc.Room()
         self.frames_sent = 0
+        self.frames_skipped = 0  # silence, not sent
         self.rejoins = 0
+        self.duplicates = 0  # times another participant joined with our identity
+        self._on_session = on_session
         self._token = token
         self._rejoin_delay = rejoin_delay
         self._stopping = False
@@ -77,6 +85,8 @@ class LiveKitBot:
         token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
         self.room = room
+        if self._on_session is not None:  # proved before we publish as the bot
+            await self._on_session(room.local_participant.sid)
         track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
         options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
         await room.local_participant.publish_track(track, options)
@@ -84,12 +94,22 @@ class LiveKitBot:
             self._joined(participant)
 
     def _disconnected(self, reason: int) -> None:
-        if self._stopping or reason in FINAL_REASONS:
+        if self._stopping or reason == rtc.DisconnectReason.CLIENT_INITIATED:
             return
-        log.warning("livekit: the bot lost the room (reason %s); joining again", reason)
+        if reason == rtc.DisconnectReason.DUPLICATE_IDENTITY:
+            self.duplicates += 1
+            log.warning(
+                "livekit: duplicate identity: another participant joined %s as %s and "
+                "replaced the bot (%d times); the bot joins again",
+                self.room.name, self.identity, self.duplicates,
+            )  # fmt: skip
+        else:
+            log.warning("livekit: the bot lost the room (reason %s); joining again", reason)
         self._spawn(self._rejoin())
 
     async def _rejoin(self) -> None:
+        if self.duplicates:  # each duplicate waits longer: two bots of a room never fight fast
+            await asyncio.sleep(self._rejoin_delay * 2 ** min(self.duplicates - 1, 5))
         delay = self._rejoin_delay
         while not self._stopping:
             try:
@@ -110,6 +130,9 @@ class LiveKitBot:
             data = bytes(pcm)
             if len(data) != FRAME_BYTES:
                 raise ValueError(f"a voice frame is {FRAME_BYTES} bytes (20 ms), not {len(data)}")
+            if data == SILENCE:
+                self.frames_skipped += 1
+                continue
             frame = rtc.AudioFrame(data, SAMPLE_RATE, 1, FRAME_SAMPLES)
             await self._source.capture_frame(frame)
             self.frames_sent += 1
@@ -136,7 +159,7 @@ class LiveKitBot:
 
     def _left(self, participant: rtc.RemoteParticipant) -> None:
         if self._events is not None:
-            self._spawn(self._events.participant_left(participant.identity))
+            self._spawn(self._events.participant_left(participant_info(participant)))
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -146,19 +169,19 @@ class LiveKitBot:
 
 def participant_info(participant: rtc.RemoteParticipant) -> ParticipantInfo:
     """The SDK's participant as the protocol's ParticipantInfo (what webhooks carry)."""
+    # The rtc proto has the protocol's fields but `recorder` and `agent`, with the same
+    # numbers for sources and kinds: copy every field both have, by name.
     held = participant.permissions
-    permission = ParticipantPermission(
-        can_subscribe=held.can_subscribe,
-        can_publish=held.can_publish,
-        can_publish_data=held.can_publish_data,
-        can_publish_sources=cast(
-            Any, list(held.can_publish_sources)
-        ),  # same numbers as TrackSource
-    )
-    return ParticipantInfo(
-        sid=participant.sid,
-        identity=participant.identity,
-        attributes=participant.attributes,
-        kind=cast(Any, int(participant.kind)),  # the same numbers as ParticipantInfo.Kind
-        permission=permission,
-    )
+    permission = ParticipantPermission()
+    for field in ParticipantPermission.DESCRIPTOR.fields:
+        if field.name in held.DESCRIPTOR.fields_by_name:
+            value = getattr(held, field.name)
+            if field.name == "can_publish_sources":
+                permission.can_publish_sources.extend(list(value))
+            else:
+                setattr(permission, field.name, value)
+    info = ParticipantInfo(sid=participant.sid, identity=participant.identity)
+    info.attributes.update(participant.attributes)
+    info.kind = int(participant.kind)  # type: ignore[assignment]
+    info.permission.CopyFrom(permission)
+    return info

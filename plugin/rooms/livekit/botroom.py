@@ -58,8 +58,8 @@ class BotRoom:
     async def participant_joined(self, info: ParticipantInfo) -> None:
         await self.room.participant_joined(info)
 
-    async def participant_left(self, identity: str) -> None:
-        await self.room.participant_left(identity)
+    async def participant_left(self, info: ParticipantInfo) -> None:
+        await self.room.participant_left(info)
 
     async def stop(self) -> None:
         if self._playing is not None:
