@@ -1,7 +1,7 @@
 """`autohost table new`: create a table and print each seat's link and the host's link.
 
     autohost table new --preset online --lang uk --seats 10 --names "A,B,..."
-                       [--db var/autohost.db] [--base-url URL]
+                       [--livekit-room NAME] [--db var/autohost.db] [--base-url URL]
                        [--server URL --admin-key K] [--json]
 
 Without --server the table is written straight into the event log at --db (the server
@@ -29,6 +29,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--names", default="", help="comma-separated, one per seat")
     new.add_argument("--manual", action="store_true", help="the live host decides")
     new.add_argument("--seed", type=int, default=None)
+    new.add_argument("--livekit-room", default=None, help="LiveKit mode: a club's room "
+                     "(default: autohost-<table id>)")  # fmt: skip
     new.add_argument(
         "--set",
         action="append",
@@ -54,6 +56,8 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.seed is not None:
         record["seed"] = args.seed
+    if args.livekit_room is not None:
+        record["livekit_room"] = args.livekit_room
     overrides: dict[str, Any] = {}
     for item in args.set:
         key, equals, value = item.partition("=")

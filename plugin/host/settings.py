@@ -14,6 +14,7 @@ LANGUAGES = ("ru", "uk", "en")
 MIN_SEATS, MAX_SEATS = 7, 12  # plugin/rules/state.py DISTRIBUTION
 ROLE_NAMES = ("don", "mafia", "sheriff", "civilian")
 MAX_NAME = 40
+MAX_ROOM_NAME = 128  # a LiveKit room name
 
 
 class SettingsError(ValueError):
@@ -35,6 +36,7 @@ class TableSettings:
     seed: int = 0
     overrides: dict[str, Any] = field(default_factory=dict)  # rule settings over the preset
     roles: dict[int, str] | None = None  # dealt by the host instead of the seed (tests, demos)
+    livekit_room: str | None = None  # LiveKit mode: a club's room (default: from the table id)
 
     def name_of(self, seat: int) -> str:
         return self.names[seat - 1] if self.names else f"{seat}"
@@ -44,6 +46,8 @@ class TableSettings:
         record["names"] = list(self.names)
         if self.roles is not None:
             record["roles"] = {str(seat): role for seat, role in self.roles.items()}
+        if self.livekit_room is None:
+            del record["livekit_room"]  # records of tables without one stay as they were
         return record
 
     @classmethod
@@ -51,7 +55,8 @@ class TableSettings:
         """Validate settings from JSON (HTTP body, CLI, log); SettingsError names the problem."""
         if not isinstance(record, dict):
             raise SettingsError("bad_settings", "table settings must be an object")
-        known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles"}
+        known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles",
+                 "livekit_room"}  # fmt: skip
         unknown = set(record) - known
         if unknown:
             raise SettingsError("bad_settings", f"unknown table settings {sorted(unknown)}")
@@ -63,6 +68,16 @@ class TableSettings:
         seed = record.get("seed")
         overrides = record.get("overrides", {})
         roles = record.get("roles")
+        livekit_room = record.get("livekit_room")
+        if livekit_room is not None and (
+            not isinstance(livekit_room, str)
+            or not 1 <= len(livekit_room) <= MAX_ROOM_NAME
+            or not livekit_room.isprintable()
+            or livekit_room != livekit_room.strip()
+        ):
+            raise SettingsError(
+                "bad_room", f"livekit_room is 1..{MAX_ROOM_NAME} printable characters"
+            )
         if not isinstance(preset, str) or not preset.isidentifier():
             raise SettingsError("bad_preset", f"preset must be a preset name, not {preset!r}")
         if language not in LANGUAGES:
@@ -107,6 +122,7 @@ class TableSettings:
             seed=seed,
             overrides=dict(overrides),
             roles=parsed_roles,
+            livekit_room=livekit_room,
         )
 
 

@@ -35,6 +35,7 @@ SAMPLE_RATE = 48_000
 FRAME_SAMPLES = 960  # 20 ms at 48 kHz
 FRAME_BYTES = FRAME_SAMPLES * 2
 SILENCE = bytes(FRAME_BYTES)
+DISCONNECT_SECONDS = 5.0
 
 
 class LiveKitBot:
@@ -148,7 +149,10 @@ class LiveKitBot:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.room.disconnect()
+        try:  # bounded: a server that never answers must not hold our shutdown
+            await asyncio.wait_for(self.room.disconnect(), DISCONNECT_SECONDS)
+        except TimeoutError:
+            log.warning("livekit: the bot's disconnect took over %.0f s", DISCONNECT_SECONDS)
         if self._source is not None:
             await self._source.aclose()
             self._source = None
