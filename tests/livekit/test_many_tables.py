@@ -243,3 +243,43 @@ async def test_a_table_naming_a_hosted_room_takes_it_over(livekit_server, lkapi)
         await new.stop()
         await old.stop()
         await player.leave()
+
+
+async def test_a_quiet_bot_unpublishes_its_track_and_speaks_again(livekit_server, lkapi):
+    from plugin.rooms.livekit.bot import LiveKitBot
+    from plugin.rooms.livekit.tokens import bot_token
+    from tests.livekit.harness import mic_publishers
+    from tests.livekit.tones import tone_frames
+
+    creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+    bot = LiveKitBot(creds.url, bot_token(creds, "quiet-room"), quiet_after=0.2)
+    await bot.start()
+
+    async def silence(frames: int):
+        for _ in range(frames):
+            yield bytes(1920)
+            await asyncio.sleep(0.02)
+
+    try:
+        assert not bot.publishing  # nothing said yet: no track, no encoder
+        await bot.play(tone_frames(440.0, frames=5))
+        assert bot.publishing
+
+        async def published() -> bool:
+            return "autohost-bot" in await mic_publishers(lkapi, "quiet-room")
+
+        await eventually(published, "the bot's track is in the room")
+        await bot.play(silence(25))  # half a second of silence
+        assert not bot.publishing
+        await eventually(
+            lambda: _missing(mic_publishers(lkapi, "quiet-room"), "autohost-bot"),
+            "the quiet bot's track is gone from the room",
+        )
+        await bot.play(tone_frames(440.0, frames=5))
+        assert bot.publishing and bot.publishes == 2
+    finally:
+        await bot.stop()
+
+
+async def _missing(fetch, identity: str) -> bool:
+    return identity not in await fetch

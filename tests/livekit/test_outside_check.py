@@ -30,6 +30,7 @@ from plugin.server import listening
 from tests.livekit.contract_server import ContractServer
 from tests.livekit.harness import API_KEY, API_SECRET, mic_publishers
 from tests.livekit.players import Player, eventually
+from tests.livekit.tones import tone_frames
 
 ROOMS = itertools.count(1)
 
@@ -206,6 +207,7 @@ async def test_a_duplicate_bot_is_reported_and_the_bot_comes_back(creds, room_na
     await bot.start()
     impostor = rtc.Room()
     try:
+        await bot.play(tone_frames(550.0, frames=5))  # it spoke: its track comes back with it
         await room.set_speakers(frozenset())
         caplog.set_level(logging.WARNING, logger="plugin.rooms.livekit.bot")
         await impostor.connect(creds.url, club_token(room_name, "autohost-bot"))

@@ -131,6 +131,7 @@ async def test_a_player_who_rejoins_gets_seat_and_permission_back(creds, room_na
     await room.start()
     await bot.start()
     try:
+        await bot.play(tone_frames(550.0, frames=5))  # a first sound: its track is published
         await room.set_speakers(frozenset({1}))
         async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
 
@@ -242,6 +243,7 @@ async def test_a_removed_bot_joins_again_and_publishes(creds, room_name):
     bot = LiveKitBot(creds.url, lambda: bot_token(creds, room_name), rejoin_delay=0.05)
     await bot.start()
     try:
+        await bot.play(tone_frames(550.0, frames=5))  # it speaks, so it publishes again
         async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
             await lkapi.room.remove_participant(
                 api.RoomParticipantIdentity(room=room_name, identity="autohost-bot")

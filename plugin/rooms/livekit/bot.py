@@ -11,9 +11,13 @@ identity and LiveKit replaced us) the bot joins again with backoff, on the same 
 source. A duplicate is logged and counted: the bot's identity proves nothing by itself, the
 room trusts only the session the bot reports (`on_session`, LiveKitRoom.bot_joined).
 
-Frames of silence are not sent: a table that says nothing costs the bot nothing per frame
-(the receivers' jitter buffers fill the gap), and a voice whose frames end (SilentVoice)
-ends the bot's playing at once.
+A bot that says nothing costs next to nothing. A published track costs its encoder ~1.5 %
+of a core even when nothing is captured (the SDK encodes silence: measured, bench/
+livekit_tables.py), so the track is published at the first sound and unpublished after
+`quiet_after` seconds without one (a playing table speaks at every turn and keeps it; a
+table in its lobby, finished or waiting for its host drops it). Frames of silence are not
+captured, and a voice whose frames end (SilentVoice) ends the bot's playing at once. The
+first phrase after a quiet spell starts ~0.3 s late (the publish), none is cut.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ SAMPLE_RATE = 48_000
 FRAME_SAMPLES = 960  # 20 ms at 48 kHz
 FRAME_BYTES = FRAME_SAMPLES * 2
 SILENCE = bytes(FRAME_BYTES)
+QUIET_SECONDS = 90.0  # longer than a speech: a playing table keeps its track
 DISCONNECT_SECONDS = 5.0
 
 
@@ -53,6 +58,7 @@ class LiveKitBot:
         queue_ms: int = 200,
         rejoin_delay: float = 0.5,
         on_session: Callable[[str], Awaitable[None]] | None = None,
+        quiet_after: float = QUIET_SECONDS,
     ) -> None:
         self.url = url
         self.room = rtc.Room()
@@ -67,6 +73,11 @@ class LiveKitBot:
         self._events = events
         self._queue_ms = queue_ms  # short: an urgent phrase must not wait behind a second
         self._source: rtc.AudioSource | None = None
+        self.quiet_after = quiet_after
+        self.publishes = 0
+        self._publication: str | None = None  # the voice track's sid while it is published
+        self._last_sound = 0.0
+        self._publishing = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -74,7 +85,8 @@ class LiveKitBot:
         return self.room.local_participant.identity
 
     async def start(self) -> None:
-        """Connect, publish the microphone track, then report who is already there."""
+        """Connect and report who is already there (the track is published at the first
+        sound)."""
         self._source = rtc.AudioSource(SAMPLE_RATE, 1, queue_size_ms=self._queue_ms)
         await self._join(self.room)
 
@@ -88,9 +100,9 @@ class LiveKitBot:
         self.room = room
         if self._on_session is not None:  # proved before we publish as the bot
             await self._on_session(room.local_participant.sid)
-        track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
-        options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
-        await room.local_participant.publish_track(track, options)
+        if self._publication is not None:  # it was speaking: publish again in the new room
+            self._publication = None
+            await self._publish()
         for participant in room.remote_participants.values():
             self._joined(participant)
 
@@ -131,12 +143,41 @@ class LiveKitBot:
             data = bytes(pcm)
             if len(data) != FRAME_BYTES:
                 raise ValueError(f"a voice frame is {FRAME_BYTES} bytes (20 ms), not {len(data)}")
+            now = asyncio.get_running_loop().time()
             if data == SILENCE:
                 self.frames_skipped += 1
+                if self._publication is not None and now - self._last_sound > self.quiet_after:
+                    await self._unpublish()
                 continue
+            self._last_sound = now
+            if self._publication is None:
+                await self._publish()
             frame = rtc.AudioFrame(data, SAMPLE_RATE, 1, FRAME_SAMPLES)
             await self._source.capture_frame(frame)
             self.frames_sent += 1
+
+    @property
+    def publishing(self) -> bool:
+        return self._publication is not None
+
+    async def _publish(self) -> None:
+        async with self._publishing:
+            if self._publication is not None or self._source is None:
+                return
+            track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
+            options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
+            publication = await self.room.local_participant.publish_track(track, options)
+            self._publication = publication.sid
+            self.publishes += 1
+
+    async def _unpublish(self) -> None:
+        async with self._publishing:
+            sid, self._publication = self._publication, None
+            if sid is not None:
+                try:
+                    await self.room.local_participant.unpublish_track(sid)
+                except Exception as error:  # the room went meanwhile: nothing to unpublish
+                    log.info("livekit: the bot's track was already gone: %s", error)
 
     def interrupt(self) -> None:
         """Drop what is queued (an urgent phrase cuts the current one short)."""
