@@ -78,6 +78,7 @@ class LiveKitBot:
         self._publication: str | None = None  # the voice track's sid while it is published
         self._last_sound = 0.0
         self._publishing = asyncio.Lock()
+        self._started = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -87,11 +88,10 @@ class LiveKitBot:
     async def start(self) -> None:
         """Connect and report who is already there (the track is published at the first
         sound)."""
-        self._source = rtc.AudioSource(SAMPLE_RATE, 1, queue_size_ms=self._queue_ms)
+        self._started = True
         await self._join(self.room)
 
     async def _join(self, room: rtc.Room) -> None:
-        assert self._source is not None
         room.on("participant_connected", self._joined)
         room.on("participant_disconnected", self._left)
         room.on("disconnected", self._disconnected)
@@ -137,8 +137,8 @@ class LiveKitBot:
 
     async def play(self, frames: AsyncIterable[PcmFrame | bytes]) -> None:
         """Send every frame of `frames` (20 ms, 960 int16 samples each) into the track."""
-        if self._source is None:
-            raise RuntimeError("LiveKitBot.play before start")
+        if not self._started or self._stopping:
+            raise RuntimeError("LiveKitBot.play before start or after stop")
         async for pcm in frames:
             data = bytes(pcm)
             if len(data) != FRAME_BYTES:
@@ -153,6 +153,7 @@ class LiveKitBot:
             if self._publication is None:
                 await self._publish()
             frame = rtc.AudioFrame(data, SAMPLE_RATE, 1, FRAME_SAMPLES)
+            assert self._source is not None  # made by the first publish
             await self._source.capture_frame(frame)
             self.frames_sent += 1
 
@@ -162,8 +163,10 @@ class LiveKitBot:
 
     async def _publish(self) -> None:
         async with self._publishing:
-            if self._publication is not None or self._source is None:
+            if self._publication is not None or self._stopping:
                 return
+            if self._source is None:  # its capture thread costs too: made at the first sound
+                self._source = rtc.AudioSource(SAMPLE_RATE, 1, queue_size_ms=self._queue_ms)
             track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
             options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
             publication = await self.room.local_participant.publish_track(track, options)
