@@ -45,14 +45,21 @@ from tests.livekit.harness import API_KEY, API_SECRET, running_server, server_bi
 SEATS = 7
 
 
-def timed(method, samples: list[float], recording: list[bool]):
+def timed(room, samples: list[float], recording: list[bool], waited: list[float]):
+    """Wrap `room.set_speakers` to time it; `waited` gets the slow ones that first waited
+    for the room's lock (a reconcile or another update in flight)."""
+    method = room.set_speakers
+
     async def wrapper(seats):
-        start = time.perf_counter()
+        start, busy = time.perf_counter(), room._lock.locked()
         try:
             return await method(seats)
         finally:
+            ms = (time.perf_counter() - start) * 1000
             if recording[0]:
-                samples.append((time.perf_counter() - start) * 1000)
+                samples.append(ms)
+                if busy and ms > 20:
+                    waited.append(round(ms, 1))
 
     return wrapper
 
@@ -88,6 +95,7 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
     )  # fmt: skip
     hosting = build(options)
     turn_ms: list[float] = []
+    waited: list[float] = []
     recording = [False]
     async with listening(hosting.app, port=lk.webhook_port):
         registry = hosting.server.registry
@@ -100,7 +108,7 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
             )
             table = await registry.create(settings, f"bench{number:02d}")
             hosted = tables_.hosted[table.id]
-            hosted.room.set_speakers = timed(hosted.room.set_speakers, turn_ms, recording)  # type: ignore[method-assign]
+            hosted.room.set_speakers = timed(hosted.room, turn_ms, recording, waited)  # type: ignore[method-assign]
             tables.append(table)
         tokens = [
             player_token(creds, tables_.rooms_by_table[table.id], seat)
@@ -158,13 +166,16 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
                 players.kill()
                 players.wait()
     per_table = busy_cpu / busy_wall * 100 / len(tables)
+    slowest = [round(ms, 1) for ms in sorted(turn_ms)[-5:]]
     idle_per_table = idle_cpu / idle_wall * 100 / len(tables)
     print(
         f"{len(tables)} tables x {args.players} players, voice {'off' if args.no_voice else 'on'}"
         f", a turn every {args.turn_every:g} s per table: {per_table:.2f} % of a core per "
         f"playing table ({100 / per_table:.1f} tables per core), {idle_per_table:.2f} % per "
         f"idle table; {len(turn_ms)} turn changes p50 {statistics.median(turn_ms):.1f} ms, "
-        f"max {max(turn_ms):.1f} ms; refused {refused}; phases {phases}"
+        f"max {max(turn_ms):.1f} ms (slowest {slowest}, behind the room's lock {waited}); "
+        f"refused {refused}; "
+        f"phases {phases}"
     )
     return {
         "livekit_tables_per_core": round(100 / per_table, 1),
