@@ -243,3 +243,14 @@ async def test_presence_from_listparticipants_with_grace(contract):
         assert seen[-1] == (2, False)
     finally:
         await room.stop()
+
+
+async def test_stop_ends_the_worker_however_busy_its_schedule(contract):
+    """Found in a full run: the worker's wait_for (Python 3.11) could swallow stop()'s
+    cancellation when it fired with its timeout, and stop() then waited for ever."""
+    seat_players(contract, range(1, 3))
+    for _ in range(40):
+        room = await started(contract, reconcile_every=0.0)
+        await asyncio.sleep(0.005)
+        async with asyncio.timeout(5):
+            await room.stop()

@@ -114,6 +114,7 @@ class LiveKitRoom:
         self._service = service
         self._speakers: frozenset[int] | None = None  # None: the engine has not spoken yet
         self._released = False
+        self._stopping = False
         self._gone: OrderedDict[str, None] = OrderedDict()
         self._lock = asyncio.Lock()  # one RoomService call at a time (livekit/livekit#2079)
         self._wake = asyncio.Event()
@@ -164,7 +165,9 @@ class LiveKitRoom:
         self.presence.subscribe(callback)
 
     async def stop(self) -> None:
+        self._stopping = True  # the worker ends even if a cancellation were lost
         if self._worker is not None:
+            self._wake.set()
             self._worker.cancel()
             await asyncio.gather(self._worker, return_exceptions=True)
             self._worker = None
@@ -311,7 +314,8 @@ class LiveKitRoom:
         delay = self.retry.first_delay
         for attempt in range(1, self.retry.attempts + 1):
             try:
-                return await asyncio.wait_for(method(request), self.retry.attempt_timeout)
+                async with asyncio.timeout(self.retry.attempt_timeout):
+                    return await method(request)
             except ServerError as error:
                 if error.status < 500 or attempt == self.retry.attempts:
                     raise
@@ -329,11 +333,14 @@ class LiveKitRoom:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         next_reconcile = loop.time() + self.reconcile_every
-        while True:
+        while not self._stopping:
             # The reconcile keeps its own deadline: events that wake the loop (a spectator
-            # joining every 2 s) must not push it back for ever.
+            # joining every 2 s) must not push it back for ever. asyncio.timeout, not
+            # wait_for: Python 3.11's wait_for can swallow a cancellation that arrives as
+            # its timeout fires (cpython#86296), and stop() then waited for ever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(0.0, next_reconcile - loop.time()))
+                async with asyncio.timeout(max(0.0, next_reconcile - loop.time())):
+                    await self._wake.wait()
             self._wake.clear()
             due = loop.time() >= next_reconcile
             if due:

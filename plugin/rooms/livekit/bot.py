@@ -194,7 +194,8 @@ class LiveKitBot:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         try:  # bounded: a server that never answers must not hold our shutdown
-            await asyncio.wait_for(self.room.disconnect(), DISCONNECT_SECONDS)
+            async with asyncio.timeout(DISCONNECT_SECONDS):
+                await self.room.disconnect()
         except TimeoutError:
             log.warning("livekit: the bot's disconnect took over %.0f s", DISCONNECT_SECONDS)
         if self._source is not None:
