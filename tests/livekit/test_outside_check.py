@@ -340,3 +340,25 @@ def _async_eq(fetch, expected):
         return await fetch() == expected
 
     return check
+
+
+async def test_a_seat_attribute_its_owner_can_rewrite_binds_no_seat(contract: ContractServer):
+    """Keeping can_update_metadata (class a) must not let a player set `seat` to the
+    speaker's and take his turn: such a participant's seat comes from his identity only."""
+    contract.join("own", "seat-1", attributes={"seat": "1"})
+    contract.join("own", "anna", attributes={"seat": "2"})
+    contract.join("own", "seat-3", attributes={"seat": "2"})
+    for identity in ("anna", "seat-3"):
+        contract.rooms["own"][identity].permission.can_update_metadata = True
+    room = LiveKitRoom.connect(contract.url, API_KEY, API_SECRET, "own", reconcile_every=3600)
+    await room.start()
+    try:
+        assert {i: s.seat for i, s in room.participants.items()} == {
+            "seat-1": 1,
+            "anna": None,
+            "seat-3": 3,
+        }
+        await room.set_speakers(frozenset({2}))
+        assert contract.publishing("own") == set()
+    finally:
+        await room.stop()

@@ -24,7 +24,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
@@ -359,10 +359,17 @@ class LiveKitRoom:
         permission.CopyFrom(info.permission)
         host = is_proved_host(self.host_proof, info.identity, info.attributes, permission)
         return Seen(
-            seat=None if host else seat_of(info.identity, info.attributes),
+            seat=None if host else seat_of(info.identity, _fixed_attributes(info, permission)),
             grant=Grant.of(permission),
             standard=standard,
             sid=info.sid,
             permission=permission,
             host=host,
         )
+
+
+def _fixed_attributes(info: ParticipantInfo, held: ParticipantPermission) -> Mapping[str, str]:
+    """The attributes that may bind a seat: none when the participant can rewrite his own
+    (can_update_metadata, which a revoke now keeps), or he could take another seat's turn
+    by setting `seat`; his identity (`seat-N`) still binds him."""
+    return {} if held.can_update_metadata else info.attributes
