@@ -8,7 +8,8 @@
 Runs our server (WebSocket protocol, /livekit/token, /livekit/webhook) with the table
 bound to the LiveKit room: the bot joins it and speaks, the engine's speakers decide whose
 microphone the server lets publish. Prints the listening URL, then one JSON line with the
-table's links. SIGINT/SIGTERM stop it; every microphone is given back.
+table's links. SIGINT/SIGTERM stop it; every microphone is given back. A shortcut onto
+`autohost serve --room livekit` (every table of a server in its own room) for one table.
 """
 
 from __future__ import annotations
@@ -75,12 +76,14 @@ async def print_links(hosting: Hosting, where: Listening) -> AsyncIterator[None]
     lk, server, tables = hosting.options.livekit, hosting.server, hosting.tables
     assert lk is not None and server.registry is not None
     assert isinstance(tables, LiveKitTables)
-    table_id = tables.table_id
+    table_id = tables.only
+    assert table_id is not None
     table = await server.registry.get(table_id)
     if table is None:
         settings = TableSettings.from_record(
-            {"seats": lk.seats, "preset": lk.preset, "language": lk.language}
-        )
+            {"seats": lk.seats, "preset": lk.preset, "language": lk.language,
+             "livekit_room": lk.room}
+        )  # fmt: skip
         table = await server.registry.create(settings, table_id)
     print(json.dumps(server.links(table)), flush=True)
     yield

@@ -1,11 +1,14 @@
 """`autohost serve`: run the server with its tables and the SQLite event log.
 
     autohost serve [--host 127.0.0.1] [--port 8000] [--db var/autohost.db] [--admin-key K]
-                   [--base-url URL] [--room embedded|none] [--no-voice]
+                   [--base-url URL] [--room embedded|livekit|none] [--no-voice]
 
 With the embedded room (the default) every table gets its WebRTC room, the voice in its
-language, the player and host pages and the video mesh; `--room none` serves the control
-protocol only (a LiveKit deployment uses `autohost livekit`).
+language, the player and host pages and the video mesh; `--room livekit` puts every table
+in its own room of a club's LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY and
+LIVEKIT_API_SECRET from the environment; the room a table names, else autohost-<id>), with
+one bot per table and one /livekit/webhook for all; `--room none` serves the control
+protocol only.
 
 Prints the listening URL once the tables are replayed and the socket is open. SIGTERM and
 SIGINT stop it cleanly: every table's microphones given back, the log checkpointed.
@@ -14,6 +17,7 @@ SIGINT stop it cleanly: every table's microphones given back, the log checkpoint
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -28,13 +32,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--admin-key", default=None, help="default: $AUTOHOST_ADMIN_KEY or "
                         "the file <db>.admin-key (created once)")  # fmt: skip
     parser.add_argument("--base-url", default=None, help="links' base (default: listen URL)")
-    parser.add_argument("--room", choices=("embedded", "none"), default="embedded")
+    parser.add_argument("--room", choices=("embedded", "livekit", "none"), default="embedded")
     parser.add_argument("--no-voice", action="store_true", help="the host stays silent")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    livekit = None
+    if args.room == "livekit":
+        from plugin.cli.livekit import credentials
+        from plugin.server import LiveKitOptions
+
+        try:
+            livekit = LiveKitOptions(credentials=credentials(os.environ))
+        except ValueError as error:
+            print(f"autohost serve: {error}", file=sys.stderr)
+            return 2
     options = ServerOptions(
         host=args.host,
         port=args.port,
@@ -43,6 +57,7 @@ def main(argv: list[str]) -> int:
         base_url=args.base_url,
         media=args.room,
         voice=not args.no_voice,
+        livekit=livekit,
     )
     try:
         return run_until_signalled(lambda: run(options), name="autohost")

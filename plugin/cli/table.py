@@ -1,8 +1,8 @@
 """`autohost table new`: create a table and print each seat's link and the host's link.
 
     autohost table new --preset online --lang uk --seats 10 --names "A,B,..."
-                       [--voice-pack NAME] [--db var/autohost.db] [--base-url URL]
-                       [--server URL [--admin-key-file F]] [--json]
+                       [--voice-pack NAME] [--livekit-room NAME] [--db var/autohost.db]
+                       [--base-url URL] [--server URL [--admin-key-file F]] [--json]
 
 Without --server the table is written straight into the event log at --db (the server
 opens it on first use); with --server it is created over HTTP (POST /api/tables).
@@ -32,6 +32,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--host-name", default="", help="the live host's name, on the sheet")
     new.add_argument("--seed", type=int, default=None)
     new.add_argument("--voice-pack", default=None, help="a recorded voice in config/voices")
+    new.add_argument("--livekit-room", default=None, help="LiveKit mode: a club's room "
+                     "(default: autohost-<table id>)")  # fmt: skip
     new.add_argument(
         "--set",
         action="append",
@@ -68,6 +70,8 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
         record["seed"] = args.seed
     if args.voice_pack is not None:
         record["voice_pack"] = args.voice_pack
+    if args.livekit_room is not None:
+        record["livekit_room"] = args.livekit_room
     overrides: dict[str, Any] = {}
     for item in args.set:
         key, equals, value = item.partition("=")

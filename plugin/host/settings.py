@@ -18,6 +18,7 @@ MAX_NAME = 40
 MAX_TITLE = 80  # a club's or a host's name
 # A voice pack is named by its folder (voice/pack.py NAME): no separators, no "..".
 VOICE_PACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+MAX_ROOM_NAME = 128  # a LiveKit room name
 
 
 class SettingsError(ValueError):
@@ -42,6 +43,7 @@ class TableSettings:
     voice_pack: str | None = None  # a club's recorded voice (docs/voice.md); None: espeak-ng
     club: str = ""  # the club's name, on the protocol sheet
     host_name: str = ""  # the live host's (the judge's) name, on the protocol sheet
+    livekit_room: str | None = None  # LiveKit mode: a club's room (default: from the table id)
 
     def name_of(self, seat: int) -> str:
         return self.names[seat - 1] if self.names else f"{seat}"
@@ -51,7 +53,7 @@ class TableSettings:
         record["names"] = list(self.names)
         if self.roles is not None:
             record["roles"] = {str(seat): role for seat, role in self.roles.items()}
-        for optional in ("voice_pack", "club", "host_name"):
+        for optional in ("voice_pack", "club", "host_name", "livekit_room"):
             if not record[optional]:  # records of tables without them stay as they were
                 del record[optional]
         return record
@@ -62,7 +64,7 @@ class TableSettings:
         if not isinstance(record, dict):
             raise SettingsError("bad_settings", "table settings must be an object")
         known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles",
-                 "voice_pack", "club", "host_name"}  # fmt: skip
+                 "voice_pack", "club", "host_name", "livekit_room"}  # fmt: skip
         unknown = set(record) - known
         if unknown:
             raise SettingsError("bad_settings", f"unknown table settings {sorted(unknown)}")
@@ -79,6 +81,16 @@ class TableSettings:
         for label, text in (("club", club), ("host_name", host_name)):
             if not isinstance(text, str) or len(text) > MAX_TITLE:
                 raise SettingsError("bad_settings", f"{label} must be text of at most {MAX_TITLE}")
+        livekit_room = record.get("livekit_room")
+        if livekit_room is not None and (
+            not isinstance(livekit_room, str)
+            or not 1 <= len(livekit_room) <= MAX_ROOM_NAME
+            or not livekit_room.isprintable()
+            or livekit_room != livekit_room.strip()
+        ):
+            raise SettingsError(
+                "bad_room", f"livekit_room is 1..{MAX_ROOM_NAME} printable characters"
+            )
         if not isinstance(preset, str) or not preset.isidentifier():
             raise SettingsError("bad_preset", f"preset must be a preset name, not {preset!r}")
         if language not in LANGUAGES:
@@ -134,6 +146,7 @@ class TableSettings:
             voice_pack=voice_pack,
             club=club.strip(),
             host_name=host_name.strip(),
+            livekit_room=livekit_room,
         )
 
 

@@ -184,7 +184,7 @@ def _out(out: dict[str, Any] | None, w: dict[str, Any]) -> str:
 
 
 def _result(protocol: dict[str, Any], w: dict[str, Any]) -> str:
-    winner = w["winner"].get(protocol["winner"] or "none", w["winner"]["none"])
+    winner = str(w["winner"].get(protocol["winner"] or "none", w["winner"]["none"]))
     outcome = protocol.get("outcome")
     if outcome is None:
         return winner

@@ -62,8 +62,10 @@ def build(options: ServerOptions) -> Hosting:
         assert lk is not None  # ServerOptions checks it
         from plugin.host.registry import new_table_id
 
+        one_table = (lk.table or new_table_id()) if lk.room is not None else None
         tables = livekit_tables = LiveKitTables(
-            lk.credentials, lk.table or new_table_id(), lk.room,
+            lk.credentials, only=one_table,
+            rooms={one_table: lk.room} if one_table is not None and lk.room else None,
             voice_factory=None if options.voice else (lambda language: SilentVoice()),
             reconcile_every=lk.reconcile, grace=lk.grace,
         )  # fmt: skip

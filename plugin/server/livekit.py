@@ -1,10 +1,16 @@
-"""LiveKit mode as a server hosts it: table `table_id` lives in LiveKit room `room_name`, its
-bot speaks there, and the server mounts /livekit/token, /livekit/link, /livekit/webhook and
-the static files of LiveKit mode."""
+"""LiveKit mode as a server hosts it: every table lives in its own LiveKit room (the one its
+settings name, `livekit_room`, else `autohost-<table id>`), with one bot per table speaking
+there; the server mounts /livekit/token, /livekit/link and one /livekit/webhook for every
+table (events routed by room name), and the static files of LiveKit mode.
+
+`autohost livekit --room NAME` is the same code with one table: `only` that table is
+hosted (others in the log stay silent, as before), in the room `rooms` names for it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from livekit.api import TokenVerifier
@@ -15,7 +21,7 @@ from plugin.host.settings import TableSettings
 from plugin.host.silent import SilentRoom, SilentVoice
 from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
-from plugin.rooms.livekit.botroom import BotRoom
+from plugin.rooms.livekit.botroom import BotRoom, VoiceOnDemand
 from plugin.rooms.livekit.static import static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, link_route, token_route
 from plugin.rooms.livekit.webhook import webhook_route
@@ -23,49 +29,76 @@ from plugin.signing import TokenError
 from plugin.web.app import Server
 from voice.announcer import Announcer
 
+log = logging.getLogger(__name__)
+
 LINK_FROM_CLUB_TOKEN_SECONDS = 12 * 3600  # a link from a club's token: one evening
+ROOM_PREFIX = "autohost-"  # a table without a room of its own: autohost-<table id>
+
+
+def room_name_for(table_id: str, settings: TableSettings) -> str:
+    """The LiveKit room of a table: the one its settings name, else one from its id."""
+    return settings.livekit_room or f"{ROOM_PREFIX}{table_id}"
 
 
 class LiveKitTables:
-    """Registry factories: table `table_id` lives in LiveKit room `room_name`; other tables
-    (replayed from the log) get the silent adapters."""
+    """Registry factories: each table in its LiveKit room, with its bot and its voice.
+
+    A room is hosted by one table at a time: a table that names a room another table holds
+    (a club's room reused for the next game) takes it over, and the older table's bot
+    leaves without touching a microphone.
+    """
 
     def __init__(
         self,
         creds: Credentials,
-        table_id: str,
-        room_name: str,
         *,
+        only: str | None = None,
+        rooms: Mapping[str, str] | None = None,
         voice_factory: Callable[[str], Voice] | None = None,
         reconcile_every: float = 5.0,
         grace: float = 10.0,
     ) -> None:
         self.creds = creds
-        self.table_id = table_id
-        self.room_name = room_name
-        self.rooms: dict[str, BotRoom] = {}
-        self._voice_factory = voice_factory
+        self.only = only
+        self.hosted: dict[str, BotRoom] = {}  # table id -> its room
+        self.tables_by_room: dict[str, str] = {}  # LiveKit room name -> table id
+        self.rooms_by_table: dict[str, str] = {}
+        self._fixed_rooms = dict(rooms or {})
+        self._voice_factory = voice_factory  # None: each table's Announcer, with its pack
         self._voices: dict[str, Voice] = {}
         self._reconcile_every = reconcile_every
         self._grace = grace
 
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
-        if table_id != self.table_id:
+        if self.only is not None and table_id != self.only:
             return SilentRoom()
+        name = self._fixed_rooms.get(table_id) or room_name_for(table_id, settings)
+        previous = self.tables_by_room.get(name)
+        replaces = self.hosted.pop(previous, None) if previous not in (None, table_id) else None
+        if previous is not None and previous != table_id:
+            self.rooms_by_table.pop(previous, None)
+            log.warning("livekit: table %s takes room %s over from %s", table_id, name, previous)
+        room = LiveKitRoom.connect(
+            self.creds.url, self.creds.api_key, self.creds.api_secret, name,
+            reconcile_every=self._reconcile_every, grace=self._grace,
+        )  # fmt: skip
+        bot = LiveKitBot(
+            self.creds.url,
+            lambda: bot_token(self.creds, name),
+            events=room,
+            on_session=room.bot_joined,
+        )
+        hosted = BotRoom(room, bot, None, replaces=replaces)
         voice = (
             self._voice_factory(settings.language)
             if self._voice_factory
             else Announcer(settings.language, pack=settings.voice_pack)
         )
-        self._voices[table_id] = voice
-        room = LiveKitRoom.connect(
-            self.creds.url, self.creds.api_key, self.creds.api_secret, self.room_name,
-            reconcile_every=self._reconcile_every, grace=self._grace,
-        )  # fmt: skip
-        bot = LiveKitBot(self.creds.url, lambda: bot_token(self.creds, self.room_name), events=room)
         voice.on_cut(bot.interrupt)  # an urgent phrase drops what the bot has queued
-        hosted = BotRoom(room, bot, voice.pcm_frames)
-        self.rooms[table_id] = hosted
+        self._voices[table_id] = VoiceOnDemand(voice, hosted)
+        self.hosted[table_id] = hosted
+        self.tables_by_room[name] = table_id
+        self.rooms_by_table[table_id] = name
         return hosted
 
     def voice(self, table_id: str, settings: TableSettings) -> Voice:
@@ -73,9 +106,8 @@ class LiveKitTables:
 
     def events_for(self, room_name: str) -> BotRoom | None:
         """The webhook's lookup: the BotRoom of a LiveKit room name, if it is ours."""
-        if room_name != self.room_name:
-            return None
-        return self.rooms.get(self.table_id)
+        table_id = self.tables_by_room.get(room_name)
+        return None if table_id is None else self.hosted.get(table_id)
 
     def routes(self, server: Server) -> list[BaseRoute]:
         """/livekit/token, /livekit/link, /livekit/webhook and LiveKit mode's static files."""
@@ -90,12 +122,10 @@ class LiveKitTables:
         def issue_link(table: str, seat: int | Literal["host"]) -> str:
             return server.signer.issue(table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS)
 
-        rooms = {self.table_id: self.room_name}
-        tables_by_room = {self.room_name: self.table_id}
         verifier = TokenVerifier(self.creds.api_key, self.creds.api_secret)
         return [
-            token_route(self.creds, seat_for_link, rooms.get),
-            link_route(verifier, tables_by_room.get, issue_link),
+            token_route(self.creds, seat_for_link, self.rooms_by_table.get),
+            link_route(verifier, self.tables_by_room.get, issue_link),
             webhook_route(self.creds.api_key, self.creds.api_secret, self.events_for),
             *static_routes(),
         ]

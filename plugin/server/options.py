@@ -17,11 +17,12 @@ Media = Literal["embedded", "livekit", "none"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LiveKitOptions:
-    """The table hosted in a club's LiveKit room (one per server today)."""
+    """Tables in a club's LiveKit server: every table in its own room (`room` None, as
+    `autohost serve --room livekit`), or the one table of `autohost livekit --room NAME`."""
 
     credentials: Credentials
-    room: str
-    table: str | None = None  # an existing table's id; default: a new table
+    room: str | None = None  # the one table's room; None: every table in its own room
+    table: str | None = None  # with `room`: an existing table's id; default: a new table
     seats: int = 10
     preset: str = "online"
     language: str = "uk"

@@ -10,6 +10,7 @@ from livekit.api.twirp_client import ServerError
 from livekit.protocol.models import TrackSource
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry
+from plugin.rooms.livekit.proof import host_attributes
 from plugin.testing.livekit_contract import ContractServer
 from plugin.testing.livekit_server import API_KEY, API_SECRET
 
@@ -20,7 +21,7 @@ FAST = Retry(attempts=5, first_delay=0.01, max_delay=0.05, attempt_timeout=0.5)
 def seat_players(contract: ContractServer, seats: range) -> None:
     for seat in seats:
         contract.join(ROOM, f"seat-{seat}", attributes={"seat": str(seat)})
-    contract.join(ROOM, "host")
+    contract.join(ROOM, "host", attributes=host_attributes(API_SECRET, ROOM))
     contract.join(ROOM, "autohost-bot")
 
 
@@ -28,6 +29,7 @@ async def started(contract: ContractServer, secret: str = API_SECRET, **options)
     options.setdefault("retry", FAST)
     room = LiveKitRoom.connect(contract.url, API_KEY, secret, ROOM, **options)
     await room.start()
+    await room.bot_joined("PA_autohost-bot")  # the contract server's sid for the bot
     return room
 
 
@@ -241,3 +243,14 @@ async def test_presence_from_listparticipants_with_grace(contract):
         assert seen[-1] == (2, False)
     finally:
         await room.stop()
+
+
+async def test_stop_ends_the_worker_however_busy_its_schedule(contract):
+    """Found in a full run: the worker's wait_for (Python 3.11) could swallow stop()'s
+    cancellation when it fired with its timeout, and stop() then waited for ever."""
+    seat_players(contract, range(1, 3))
+    for _ in range(40):
+        room = await started(contract, reconcile_every=0.0)
+        await asyncio.sleep(0.005)
+        async with asyncio.timeout(5):
+            await room.stop()

@@ -60,3 +60,27 @@ async def test_the_bot_joins_and_tokens_are_minted(livekit_server, tmp_path):
     finally:
         code = process.stop(timeout=30, sig=signal.SIGINT)
     assert code == 0  # its stderr is in the test's captured output
+
+
+def test_table_new_stores_the_livekit_room_with_the_table(tmp_path, capsys):
+    from plugin.cli.table import main as table_main
+    from plugin.host.log import EventLog
+    from plugin.host.settings import SettingsError, TableSettings
+
+    db = tmp_path / "autohost.db"
+    assert table_main(["new", "--seats", "7", "--livekit-room", "club-hall", "--db", str(db),
+                       "--json"]) == 0  # fmt: skip
+    table_id = json.loads(capsys.readouterr().out)["id"]
+    log = EventLog(db)
+    try:
+        record = log.table_settings(table_id)
+    finally:
+        log.close()
+    assert record is not None and record["livekit_room"] == "club-hall"
+    assert TableSettings.from_record(record).livekit_room == "club-hall"
+    old = {"preset": "online", "language": "uk", "seats": 7, "seed": 1}  # before the field
+    assert TableSettings.from_record(old).livekit_room is None
+    assert "livekit_room" not in TableSettings.from_record(old).to_record()
+    for bad in ("", " padded", "x" * 129, 7, "line\nbreak"):
+        with pytest.raises(SettingsError):
+            TableSettings.from_record({**old, "livekit_room": bad})

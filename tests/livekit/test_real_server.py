@@ -5,13 +5,11 @@ gets his permission back, the server's webhooks arrive and verify."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 
 import numpy as np
 import pytest
 from livekit import api, rtc
-from livekit.rtc.participant import PublishTrackError
 from starlette.applications import Starlette
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry
@@ -21,6 +19,7 @@ from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
 from plugin.rooms.livekit.webhook import webhook_route
 from plugin.server import listening
 from plugin.testing import eventually
+from plugin.testing.livekit_player import Player
 from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
 from plugin.testing.tones import tone_frames
 
@@ -38,62 +37,6 @@ def creds(livekit_server):
 @pytest.fixture
 def room_name():
     return f"real-{next(ROOMS)}"
-
-
-class Player:
-    """A Python rtc participant in a seat, publishing a microphone like a browser would,
-    and republishing it when the server gives the permission back."""
-
-    def __init__(self, creds: Credentials, room: str, seat: int) -> None:
-        self.creds, self.room_name, self.seat = creds, room, seat
-        self.room = rtc.Room()
-        self.source = rtc.AudioSource(48000, 1)
-        self.room.on("participant_permissions_changed", self._permissions_changed)
-        self._feeding: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    async def join(self) -> None:
-        await self.room.connect(self.creds.url, player_token(self.creds, self.room_name, self.seat))
-        try:
-            await self.publish()
-        except PublishTrackError:
-            # a rejoin races the room taking the microphone away again: that is the point
-            assert not self.may_publish()
-        self._feeding = asyncio.create_task(self._feed())
-
-    async def publish(self) -> None:
-        track = rtc.LocalAudioTrack.create_audio_track("mic", self.source)
-        await self.room.local_participant.publish_track(track, rtc.TrackPublishOptions(source=MIC))
-
-    def may_publish(self) -> bool:
-        return self.room.local_participant.permissions.can_publish
-
-    def _permissions_changed(self, participant, new) -> None:
-        # The Python SDK keeps its local publication when the server unpublishes it, so
-        # this player drops it himself and publishes anew when the permission returns
-        # (what the widget does in the browser: setMicrophoneEnabled(true)).
-        if participant.identity != self.room.local_participant.identity:
-            return
-        task = asyncio.create_task(self.publish() if new.can_publish else self._drop())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _drop(self) -> None:
-        for sid in list(self.room.local_participant.track_publications):
-            with contextlib.suppress(Exception):
-                await self.room.local_participant.unpublish_track(sid)
-
-    async def _feed(self) -> None:
-        async for frame in tone_frames(330.0):
-            await self.source.capture_frame(rtc.AudioFrame(frame, 48000, 1, 960))
-
-    async def leave(self) -> None:
-        if self._feeding is not None:
-            self._feeding.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._feeding
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.room.disconnect()
 
 
 async def test_the_bots_voice_is_published_and_heard(creds, room_name):
@@ -145,6 +88,7 @@ async def test_only_the_speakers_microphone_stays_published(creds, room_name):
 
                 return check
 
+            await room.release_all()  # our tokens publish nothing until the room grants it
             await eventually(await only("seat-1", "seat-2", "seat-3"), "all three publish")
             await room.set_speakers(frozenset({2}))
             await eventually(await only("seat-2"), "only seat 2 publishes (server view)")
@@ -182,10 +126,13 @@ async def test_a_player_who_rejoins_gets_seat_and_permission_back(creds, room_na
         presence.append((seat, joined))
 
     room.on_presence(record)
-    bot = LiveKitBot(creds.url, bot_token(creds, room_name), events=room)
+    bot = LiveKitBot(
+        creds.url, bot_token(creds, room_name), events=room, on_session=room.bot_joined
+    )
     await room.start()
     await bot.start()
     try:
+        await bot.play(tone_frames(550.0, frames=5))  # a first sound: its track is published
         await room.set_speakers(frozenset({1}))
         async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
 
@@ -195,10 +142,10 @@ async def test_a_player_who_rejoins_gets_seat_and_permission_back(creds, room_na
             await eventually(seat1_alone, "seat 1 speaks alone")
             await players[0].leave()
             players[0] = Player(creds, room_name, 1)
-            await players[0].join()  # its token grants the mic; the room must keep seat 1's turn
+            await players[0].join()  # its token grants nothing; the room gives his turn back
             await players[1].leave()
             players[1] = Player(creds, room_name, 2)
-            await players[1].join()  # token grants the mic again; the room must take it away
+            await players[1].join()  # and seat 2 stays silent
 
             async def seat2_silenced_again() -> bool:
                 listed = await lkapi.room.list_participants(
@@ -257,7 +204,9 @@ async def test_an_announcement_reaches_a_listener_through_the_bot(creds, room_na
         pytest.skip(str(missing))
     announcer = Announcer("en", synthesizer=Synthesizer(tmp_path / "voice"))
     room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, room_name)
-    bot = LiveKitBot(creds.url, bot_token(creds, room_name), events=room)
+    bot = LiveKitBot(
+        creds.url, bot_token(creds, room_name), events=room, on_session=room.bot_joined
+    )
     hosted = BotRoom(room, bot, announcer.pcm_frames)
     await hosted.start()
     listener = rtc.Room()
@@ -297,6 +246,7 @@ async def test_a_removed_bot_joins_again_and_publishes(creds, room_name):
     bot = LiveKitBot(creds.url, lambda: bot_token(creds, room_name), rejoin_delay=0.05)
     await bot.start()
     try:
+        await bot.play(tone_frames(550.0, frames=5))  # it speaks, so it publishes again
         async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lkapi:
             await lkapi.room.remove_participant(
                 api.RoomParticipantIdentity(room=room_name, identity="autohost-bot")

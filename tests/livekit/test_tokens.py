@@ -9,6 +9,7 @@ import pytest
 from livekit.api import AccessToken, TokenVerifier, VideoGrants
 from starlette.applications import Starlette
 
+from plugin.rooms.livekit.proof import host_proof
 from plugin.rooms.livekit.tokens import (
     Credentials,
     InvalidToken,
@@ -24,13 +25,13 @@ CREDS = Credentials(url="ws://127.0.0.1:7880", api_key=API_KEY, api_secret=API_S
 VERIFIER = TokenVerifier(API_KEY, API_SECRET)
 
 
-def test_player_token_binds_the_seat_and_only_the_microphone():
+def test_player_token_binds_the_seat_and_publishes_nothing_at_join():
     claims = VERIFIER.verify(player_token(CREDS, "table-1", 7))
     assert claims.identity == "seat-7"
     assert claims.attributes == {"seat": "7"}
     video = claims.video
     assert video.room == "table-1" and video.room_join
-    assert video.can_publish_sources == ["microphone"]
+    assert video.can_publish is False and not video.can_publish_sources
     assert video.can_subscribe and video.can_publish_data
     assert not video.room_admin
 
@@ -39,6 +40,8 @@ def test_host_token_is_a_room_admin():
     claims = VERIFIER.verify(host_token(CREDS, "table-1"))
     assert claims.identity == "host"
     assert claims.video.room_admin and claims.video.room == "table-1"
+    assert claims.attributes == {"autohost-host": host_proof(API_SECRET, "table-1")}
+    assert host_proof(API_SECRET, "table-2") != host_proof(API_SECRET, "table-1")
 
 
 def club_token(

@@ -24,8 +24,8 @@ class Sink:
     async def participant_joined(self, info: ParticipantInfo) -> None:
         self.calls.append(("joined", info.identity))
 
-    async def participant_left(self, identity: str) -> None:
-        self.calls.append(("left", identity))
+    async def participant_left(self, info: ParticipantInfo) -> None:
+        self.calls.append(("left", info.identity))
 
 
 def event_body(kind: str, identity: str = "seat-3", room: str = "table-1") -> str:

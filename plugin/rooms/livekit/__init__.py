@@ -4,7 +4,9 @@
 - tokens.py: player and host tokens, verifying a club's own tokens, `POST /livekit/token`.
 - webhook.py: `POST /livekit/webhook`, verified room events feeding presence.
 - bot.py: `LiveKitBot`, the visible participant that publishes the host's voice.
-- cli.py: `autohost livekit --room NAME`.
+- botroom.py: `BotRoom`, a table's room and bot together; `VoiceOnDemand`.
+- proof.py: how the live host and the bot are proved (not just named).
+The assembly (plugin/server/livekit.py) gives every table of a server one of each.
 """
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry

@@ -8,20 +8,29 @@ a complete permission (permissions.py). Calls for one room go one at a time thro
 lock, because concurrent updates for a room can fail with 500 (livekit/livekit#2079), and
 a failed call is retried with backoff on 5xx and timeouts. Every few seconds a reconcile
 re-reads ListParticipants and re-applies what the engine said, so a participant who
-rejoined with his token's grants, or an update lost on the way, is put right.
+rejoined with his token's grants, or an update lost on the way, is put right; it runs on
+its own schedule, however often room events wake the loop in between.
+
+An update changes only the publish fields of what the participant holds (permissions.py).
+Joins and leaves are matched to the participant's session (sid): a leave for a session
+that is not the one in the room (stale, or replayed) changes nothing, nor does a join of a
+session already gone. The live host and the bot are proved, not named (proof.py): an
+unproved `host` or a second `autohost-bot` is silenced like any participant without a seat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 import aiohttp
 from livekit.api.twirp_client import ServerError
-from livekit.protocol.models import ParticipantInfo
+from livekit.protocol.models import ParticipantInfo, ParticipantPermission
 from livekit.protocol.room import (
     ListParticipantsRequest,
     ListParticipantsResponse,
@@ -31,12 +40,14 @@ from livekit.protocol.room import (
 from plugin.host.ports import PresenceCallback
 from plugin.rooms.livekit.permissions import Grant, Policy
 from plugin.rooms.livekit.presence import Presence
-from plugin.rooms.livekit.seats import BOT_IDENTITY, HOST_IDENTITY, check_seat, seat_of
+from plugin.rooms.livekit.proof import host_proof, is_proved_host
+from plugin.rooms.livekit.seats import BOT_IDENTITY, check_seat, seat_of
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
+GONE_SESSIONS = 1024  # sids remembered as left, so a stale join of one changes nothing
 
 
 class RoomService(Protocol):
@@ -61,11 +72,15 @@ class Retry:
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    """A participant as we last saw him: his seat, kind and the grant he holds (None: unknown)."""
+    """A participant as we last saw him: his seat, kind, session, the grant he holds (None:
+    unknown) and the whole permission it is part of (kept when we change the grant)."""
 
     seat: int | None
     grant: Grant | None
     standard: bool = True
+    sid: str = ""
+    permission: ParticipantPermission | None = None
+    host: bool = False  # the proved live host (proof.py)
 
 
 class LiveKitRoom:
@@ -77,7 +92,7 @@ class LiveKitRoom:
         room: str,
         *,
         policy: Policy | None = None,
-        always_publish: Iterable[str] = (HOST_IDENTITY, BOT_IDENTITY),
+        host_proof: str | None = None,
         retry: Retry | None = None,
         reconcile_every: float = 5.0,
         grace: float = 10.0,
@@ -87,7 +102,8 @@ class LiveKitRoom:
             raise ValueError("a LiveKit room name is required")
         self.room = room
         self.policy = policy or Policy()
-        self.always_publish = frozenset(always_publish)
+        self.host_proof = host_proof  # None: nobody can be proved the live host
+        self.bot_sid: str | None = None  # the session of our own bot, once it joined
         self.retry = retry or Retry()
         self.reconcile_every = reconcile_every
         self.presence = Presence(grace=grace)
@@ -98,6 +114,8 @@ class LiveKitRoom:
         self._service = service
         self._speakers: frozenset[int] | None = None  # None: the engine has not spoken yet
         self._released = False
+        self._stopping = False
+        self._gone: OrderedDict[str, None] = OrderedDict()
         self._lock = asyncio.Lock()  # one RoomService call at a time (livekit/livekit#2079)
         self._wake = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
@@ -120,6 +138,7 @@ class LiveKitRoom:
             failover=False,
             timeout=aiohttp.ClientTimeout(total=retry.attempt_timeout),
         )
+        options.setdefault("host_proof", host_proof(api_secret, room))
         return cls(lkapi.room, room, on_stop=lkapi.aclose, **options)
 
     # RoomBackend -------------------------------------------------------------------
@@ -146,7 +165,9 @@ class LiveKitRoom:
         self.presence.subscribe(callback)
 
     async def stop(self) -> None:
+        self._stopping = True  # the worker ends even if a cancellation were lost
         if self._worker is not None:
+            self._wake.set()
             self._worker.cancel()
             await asyncio.gather(self._worker, return_exceptions=True)
             self._worker = None
@@ -159,18 +180,48 @@ class LiveKitRoom:
 
     async def participant_joined(self, info: ParticipantInfo) -> None:
         """A participant is in the room: give him the grant the engine says, soon."""
-        seen = _seen(info)
+        if info.sid and info.sid in self._gone:
+            return  # a join of a session that already left (stale or replayed)
+        before = self.participants.get(info.identity)
+        if before is not None and before.sid and info.sid and before.sid != info.sid:
+            self._forget_session(before.sid)  # a new session replaces the old one
+        seen = self._seen(info)
+        if before is not None and before.sid == info.sid and before.permission is not None:
+            # The same session seen again (webhook and the bot's event): what we hold from
+            # ListParticipants and our own updates is newer and complete (the rtc SDK's
+            # permission lacks `recorder` and `agent`).
+            seen = replace(seen, grant=before.grant, permission=before.permission)
         self.participants[info.identity] = seen
         if seen.seat is not None:
             await self.presence.joined(seen.seat)
         self._wake.set()
 
-    async def participant_left(self, identity: str) -> None:
+    async def participant_left(self, info: ParticipantInfo) -> None:
+        """A session left; a leave of another session than the one in the room is stale."""
+        seen = self.participants.get(info.identity)
+        if info.sid:
+            self._forget_session(info.sid)
+        if seen is None or (info.sid and seen.sid and info.sid != seen.sid):
+            return
+        await self._left(info.identity)
+
+    async def bot_joined(self, sid: str) -> None:
+        """Our own bot joined as session `sid`: only that session publishes as the bot."""
+        self.bot_sid = sid
+        await self._converge()
+
+    async def _left(self, identity: str) -> None:
         seen = self.participants.pop(identity, None)
         if seen is None or seen.seat is None:
             return
         if not any(other.seat == seen.seat for other in self.participants.values()):
             await self.presence.left(seen.seat)
+
+    def _forget_session(self, sid: str) -> None:
+        self._gone[sid] = None
+        self._gone.move_to_end(sid)
+        while len(self._gone) > GONE_SESSIONS:
+            self._gone.popitem(last=False)
 
     # Convergence -------------------------------------------------------------------
 
@@ -187,10 +238,10 @@ class LiveKitRoom:
                     raise
                 infos = []  # the room does not exist yet: nobody is in it
             before = dict(self.participants)
-            self.participants = {info.identity: _seen(info) for info in infos}
+            self.participants = {info.identity: self._seen(info) for info in infos}
         for identity in before.keys() - self.participants.keys():
             self.participants[identity] = before[identity]  # so that the leave is reported
-            await self.participant_left(identity)
+            await self._left(identity)
         for seen in self.participants.values():
             if seen.seat is not None:
                 await self.presence.joined(seen.seat)
@@ -198,12 +249,12 @@ class LiveKitRoom:
 
     def wanted(self, identity: str, seen: Seen) -> Grant | None:
         """The grant `identity` should hold now; None leaves him as he is."""
-        if identity in self.always_publish:
+        if seen.host or (identity == BOT_IDENTITY and seen.sid == self.bot_sid):
             held = seen.grant
             return None if held is not None and held.publish else self.policy.always()
-        if not seen.standard or self._speakers is None:
+        if not seen.standard or (self._speakers is None and not self._released):
             return None  # egress/agents, or the engine has not said anything yet
-        if self._released or seen.seat in self._speakers:
+        if self._released or (self._speakers is not None and seen.seat in self._speakers):
             return self.policy.speaker()
         return self.policy.silent()
 
@@ -228,8 +279,10 @@ class LiveKitRoom:
                     failed.add(identity)
 
     async def _send(self, identity: str, grant: Grant) -> bool:
+        seen = self.participants.get(identity)
+        held = seen.permission if seen is not None else None
         request = UpdateParticipantRequest(
-            room=self.room, identity=identity, permission=grant.permission()
+            room=self.room, identity=identity, permission=grant.permission(held)
         )
         try:
             info = await self._call(self._service.update_participant, request)
@@ -243,7 +296,9 @@ class LiveKitRoom:
         self.updates_sent += 1
         seen = self.participants.get(identity)
         if seen is not None:
-            self.participants[identity] = Seen(seen.seat, Grant.of(info.permission), seen.standard)
+            self.participants[identity] = replace(
+                seen, grant=Grant.of(info.permission), permission=info.permission
+            )
         return True
 
     def _failed(self, identity: str, error: BaseException) -> bool:
@@ -251,7 +306,7 @@ class LiveKitRoom:
         self.last_error = error
         seen = self.participants.get(identity)
         if seen is not None:  # unknown now; the next reconcile sends it again
-            self.participants[identity] = Seen(seen.seat, None, seen.standard)
+            self.participants[identity] = replace(seen, grant=None)
         return False
 
     async def _call(self, method: Callable[[T], Awaitable[R]], request: T) -> R:
@@ -259,7 +314,8 @@ class LiveKitRoom:
         delay = self.retry.first_delay
         for attempt in range(1, self.retry.attempts + 1):
             try:
-                return await asyncio.wait_for(method(request), self.retry.attempt_timeout)
+                async with asyncio.timeout(self.retry.attempt_timeout):
+                    return await method(request)
             except ServerError as error:
                 if error.status < 500 or attempt == self.retry.attempts:
                     raise
@@ -275,14 +331,20 @@ class LiveKitRoom:
         raise AssertionError("unreachable")
 
     async def _run(self) -> None:
-        while True:
-            try:
-                await asyncio.wait_for(self._wake.wait(), self.reconcile_every)
-            except TimeoutError:
-                due = True
-            else:
-                due = False
+        loop = asyncio.get_running_loop()
+        next_reconcile = loop.time() + self.reconcile_every
+        while not self._stopping:
+            # The reconcile keeps its own deadline: events that wake the loop (a spectator
+            # joining every 2 s) must not push it back for ever. asyncio.timeout, not
+            # wait_for: Python 3.11's wait_for can swallow a cancellation that arrives as
+            # its timeout fires (cpython#86296), and stop() then waited for ever.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.0, next_reconcile - loop.time())):
+                    await self._wake.wait()
             self._wake.clear()
+            due = loop.time() >= next_reconcile
+            if due:
+                next_reconcile = loop.time() + self.reconcile_every
             try:
                 await (self.reconcile() if due else self._converge())
             except asyncio.CancelledError:
@@ -291,7 +353,23 @@ class LiveKitRoom:
                 self.last_error = error
                 log.warning("livekit: reconcile of %s failed: %s", self.room, error)
 
+    def _seen(self, info: ParticipantInfo) -> Seen:
+        standard = info.kind == ParticipantInfo.Kind.STANDARD
+        permission = ParticipantPermission()
+        permission.CopyFrom(info.permission)
+        host = is_proved_host(self.host_proof, info.identity, info.attributes, permission)
+        return Seen(
+            seat=None if host else seat_of(info.identity, _fixed_attributes(info, permission)),
+            grant=Grant.of(permission),
+            standard=standard,
+            sid=info.sid,
+            permission=permission,
+            host=host,
+        )
 
-def _seen(info: ParticipantInfo) -> Seen:
-    standard = info.kind == ParticipantInfo.Kind.STANDARD
-    return Seen(seat_of(info.identity, info.attributes), Grant.of(info.permission), standard)
+
+def _fixed_attributes(info: ParticipantInfo, held: ParticipantPermission) -> Mapping[str, str]:
+    """The attributes that may bind a seat: none when the participant can rewrite his own
+    (can_update_metadata, which a revoke now keeps), or he could take another seat's turn
+    by setting `seat`; his identity (`seat-N`) still binds him."""
+    return {} if held.can_update_metadata else info.attributes

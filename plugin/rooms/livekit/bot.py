@@ -6,16 +6,26 @@ the embedded room plays. `capture_frame` waits while the source's queue is full,
 paces a producer that runs ahead of real time. The bot also sees who joins and leaves
 and passes that to the room (the same events the webhook brings; duplicates are fine).
 The SDK resumes a dropped connection by itself; when the room is lost for good anyway
-(removed by an admin, server restarted) the bot joins again with backoff, on the same
-audio source, unless it was replaced by another bot with its identity.
+(removed by an admin, server restarted, or another participant joined with the bot's
+identity and LiveKit replaced us) the bot joins again with backoff, on the same audio
+source. A duplicate is logged and counted: the bot's identity proves nothing by itself, the
+room trusts only the session the bot reports (`on_session`, LiveKitRoom.bot_joined).
+
+A bot that says nothing costs next to nothing. A published track costs its encoder ~1.5 %
+of a core even when nothing is captured (the SDK encodes silence: measured, bench/
+livekit_tables.py), so the track is published at the first sound and unpublished after
+`quiet_after` seconds without one (a playing table speaks at every turn and keeps it; a
+table in its lobby, finished or waiting for its host drops it). Frames of silence are not
+captured, and a voice whose frames end (SilentVoice) ends the bot's playing at once. The
+first phrase after a quiet spell starts ~0.3 s late (the publish), none is cut.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterable, Callable
-from typing import Any, cast
+from collections.abc import AsyncIterable, Awaitable, Callable
+from typing import Any
 
 from livekit import rtc
 from livekit.protocol.models import ParticipantInfo, ParticipantPermission
@@ -28,9 +38,9 @@ log = logging.getLogger(__name__)
 SAMPLE_RATE = 48_000
 FRAME_SAMPLES = 960  # 20 ms at 48 kHz
 FRAME_BYTES = FRAME_SAMPLES * 2
-# Lost for good by our own hand or to another bot with our identity: do not join again.
-FINAL_REASONS = frozenset({rtc.DisconnectReason.CLIENT_INITIATED,
-                           rtc.DisconnectReason.DUPLICATE_IDENTITY})  # fmt: skip
+SILENCE = bytes(FRAME_BYTES)
+QUIET_SECONDS = 90.0  # longer than a speech: a playing table keeps its track
+DISCONNECT_SECONDS = 5.0
 
 
 class LiveKitBot:
@@ -47,17 +57,28 @@ class LiveKitBot:
         events: RoomEvents | None = None,
         queue_ms: int = 200,
         rejoin_delay: float = 0.5,
+        on_session: Callable[[str], Awaitable[None]] | None = None,
+        quiet_after: float = QUIET_SECONDS,
     ) -> None:
         self.url = url
         self.room = rtc.Room()
         self.frames_sent = 0
+        self.frames_skipped = 0  # silence, not sent
         self.rejoins = 0
+        self.duplicates = 0  # times another participant joined with our identity
+        self._on_session = on_session
         self._token = token
         self._rejoin_delay = rejoin_delay
         self._stopping = False
         self._events = events
         self._queue_ms = queue_ms  # short: an urgent phrase must not wait behind a second
         self._source: rtc.AudioSource | None = None
+        self.quiet_after = quiet_after
+        self.publishes = 0
+        self._publication: str | None = None  # the voice track's sid while it is published
+        self._last_sound = 0.0
+        self._publishing = asyncio.Lock()
+        self._started = False
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -65,31 +86,43 @@ class LiveKitBot:
         return self.room.local_participant.identity
 
     async def start(self) -> None:
-        """Connect, publish the microphone track, then report who is already there."""
-        self._source = rtc.AudioSource(SAMPLE_RATE, 1, queue_size_ms=self._queue_ms)
+        """Connect and report who is already there (the track is published at the first
+        sound)."""
+        self._started = True
         await self._join(self.room)
 
     async def _join(self, room: rtc.Room) -> None:
-        assert self._source is not None
         room.on("participant_connected", self._joined)
         room.on("participant_disconnected", self._left)
         room.on("disconnected", self._disconnected)
         token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
         self.room = room
-        track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
-        options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
-        await room.local_participant.publish_track(track, options)
+        if self._on_session is not None:  # proved before we publish as the bot
+            await self._on_session(room.local_participant.sid)
+        if self._publication is not None:  # it was speaking: publish again in the new room
+            self._publication = None
+            await self._publish()
         for participant in room.remote_participants.values():
             self._joined(participant)
 
     def _disconnected(self, reason: int) -> None:
-        if self._stopping or reason in FINAL_REASONS:
+        if self._stopping or reason == rtc.DisconnectReason.CLIENT_INITIATED:
             return
-        log.warning("livekit: the bot lost the room (reason %s); joining again", reason)
+        if reason == rtc.DisconnectReason.DUPLICATE_IDENTITY:
+            self.duplicates += 1
+            log.warning(
+                "livekit: duplicate identity: another participant joined %s as %s and "
+                "replaced the bot (%d times); the bot joins again",
+                self.room.name, self.identity, self.duplicates,
+            )  # fmt: skip
+        else:
+            log.warning("livekit: the bot lost the room (reason %s); joining again", reason)
         self._spawn(self._rejoin())
 
     async def _rejoin(self) -> None:
+        if self.duplicates:  # each duplicate waits longer: two bots of a room never fight fast
+            await asyncio.sleep(self._rejoin_delay * 2 ** min(self.duplicates - 1, 5))
         delay = self._rejoin_delay
         while not self._stopping:
             try:
@@ -104,15 +137,50 @@ class LiveKitBot:
 
     async def play(self, frames: AsyncIterable[PcmFrame | bytes]) -> None:
         """Send every frame of `frames` (20 ms, 960 int16 samples each) into the track."""
-        if self._source is None:
-            raise RuntimeError("LiveKitBot.play before start")
+        if not self._started or self._stopping:
+            raise RuntimeError("LiveKitBot.play before start or after stop")
         async for pcm in frames:
             data = bytes(pcm)
             if len(data) != FRAME_BYTES:
                 raise ValueError(f"a voice frame is {FRAME_BYTES} bytes (20 ms), not {len(data)}")
+            now = asyncio.get_running_loop().time()
+            if data == SILENCE:
+                self.frames_skipped += 1
+                if self._publication is not None and now - self._last_sound > self.quiet_after:
+                    await self._unpublish()
+                continue
+            self._last_sound = now
+            if self._publication is None:
+                await self._publish()
             frame = rtc.AudioFrame(data, SAMPLE_RATE, 1, FRAME_SAMPLES)
+            assert self._source is not None  # made by the first publish
             await self._source.capture_frame(frame)
             self.frames_sent += 1
+
+    @property
+    def publishing(self) -> bool:
+        return self._publication is not None
+
+    async def _publish(self) -> None:
+        async with self._publishing:
+            if self._publication is not None or self._stopping:
+                return
+            if self._source is None:  # its capture thread costs too: made at the first sound
+                self._source = rtc.AudioSource(SAMPLE_RATE, 1, queue_size_ms=self._queue_ms)
+            track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
+            options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
+            publication = await self.room.local_participant.publish_track(track, options)
+            self._publication = publication.sid
+            self.publishes += 1
+
+    async def _unpublish(self) -> None:
+        async with self._publishing:
+            sid, self._publication = self._publication, None
+            if sid is not None:
+                try:
+                    await self.room.local_participant.unpublish_track(sid)
+                except Exception as error:  # the room went meanwhile: nothing to unpublish
+                    log.info("livekit: the bot's track was already gone: %s", error)
 
     def interrupt(self) -> None:
         """Drop what is queued (an urgent phrase cuts the current one short)."""
@@ -125,7 +193,11 @@ class LiveKitBot:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        await self.room.disconnect()
+        try:  # bounded: a server that never answers must not hold our shutdown
+            async with asyncio.timeout(DISCONNECT_SECONDS):
+                await self.room.disconnect()
+        except TimeoutError:
+            log.warning("livekit: the bot's disconnect took over %.0f s", DISCONNECT_SECONDS)
         if self._source is not None:
             await self._source.aclose()
             self._source = None
@@ -136,7 +208,7 @@ class LiveKitBot:
 
     def _left(self, participant: rtc.RemoteParticipant) -> None:
         if self._events is not None:
-            self._spawn(self._events.participant_left(participant.identity))
+            self._spawn(self._events.participant_left(participant_info(participant)))
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -146,19 +218,19 @@ class LiveKitBot:
 
 def participant_info(participant: rtc.RemoteParticipant) -> ParticipantInfo:
     """The SDK's participant as the protocol's ParticipantInfo (what webhooks carry)."""
+    # The rtc proto has the protocol's fields but `recorder` and `agent`, with the same
+    # numbers for sources and kinds: copy every field both have, by name.
     held = participant.permissions
-    permission = ParticipantPermission(
-        can_subscribe=held.can_subscribe,
-        can_publish=held.can_publish,
-        can_publish_data=held.can_publish_data,
-        can_publish_sources=cast(
-            Any, list(held.can_publish_sources)
-        ),  # same numbers as TrackSource
-    )
-    return ParticipantInfo(
-        sid=participant.sid,
-        identity=participant.identity,
-        attributes=participant.attributes,
-        kind=cast(Any, int(participant.kind)),  # the same numbers as ParticipantInfo.Kind
-        permission=permission,
-    )
+    permission = ParticipantPermission()
+    for field in ParticipantPermission.DESCRIPTOR.fields:
+        if field.name in held.DESCRIPTOR.fields_by_name:
+            value = getattr(held, field.name)
+            if field.name == "can_publish_sources":
+                permission.can_publish_sources.extend(list(value))
+            else:
+                setattr(permission, field.name, value)
+    info = ParticipantInfo(sid=participant.sid, identity=participant.identity)
+    info.attributes.update(participant.attributes)
+    info.kind = int(participant.kind)  # type: ignore[assignment]
+    info.permission.CopyFrom(permission)
+    return info

@@ -3,6 +3,11 @@
 `BotRoom` is the table's RoomBackend: LiveKitRoom for the microphones plus LiveKitBot,
 which joins as a visible participant and plays the table's voice (its 20 ms PCM frames).
 The assembly (plugin.server.livekit) makes one per table.
+
+The voice is played only once the table says something (`play`, or `frames` at start): a
+table that never speaks costs no frame loop at all, and the bot sends no frame of silence.
+A room that another table takes over (a club's room reused for the next game) is
+`detach`ed first: its bot leaves, and it never touches that room's microphones again.
 """
 
 from __future__ import annotations
@@ -10,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
 
 from livekit.protocol.models import ParticipantInfo
 
-from plugin.host.ports import PcmFrame, PresenceCallback
+from plugin.host.ports import PcmFrame, PresenceCallback, Voice
 from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
 
@@ -26,17 +32,37 @@ FrameSource = Callable[[], AsyncIterator[PcmFrame]]
 class BotRoom:
     """RoomBackend: microphones through `room`, the voice through `bot`."""
 
-    def __init__(self, room: LiveKitRoom, bot: LiveKitBot, frames: FrameSource | None) -> None:
+    def __init__(
+        self,
+        room: LiveKitRoom,
+        bot: LiveKitBot,
+        frames: FrameSource | None,
+        *,
+        replaces: BotRoom | None = None,
+    ) -> None:
         self.room = room
         self.bot = bot
+        self.detached = False
         self._frames = frames
+        self._replaces = replaces
+        self._started = False
         self._playing: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
+        if self._replaces is not None:  # its bot must be gone before ours joins
+            await self._replaces.detach()
+            self._replaces = None
         await self.room.start()
         await self.bot.start()
+        self._started = True
         if self._frames is not None:
-            self._playing = asyncio.create_task(self._play(self._frames), name="livekit-voice")
+            self.play(self._frames)
+
+    def play(self, frames: FrameSource) -> None:
+        """Play `frames` through the bot from now on (once; later calls are ignored)."""
+        self._frames = frames
+        if self._playing is None and self._started and not self.detached:
+            self._playing = asyncio.create_task(self._play(frames), name="livekit-voice")
 
     async def _play(self, frames: FrameSource) -> None:
         try:
@@ -47,24 +73,67 @@ class BotRoom:
             log.exception("livekit: the bot's voice stopped")
 
     async def set_speakers(self, seats: frozenset[int]) -> None:
-        await self.room.set_speakers(seats)
+        if not self.detached:
+            await self.room.set_speakers(seats)
 
     async def release_all(self) -> None:
-        await self.room.release_all()
+        if not self.detached:
+            await self.room.release_all()
 
     def on_presence(self, callback: PresenceCallback) -> None:
         self.room.on_presence(callback)
 
     async def participant_joined(self, info: ParticipantInfo) -> None:
-        await self.room.participant_joined(info)
+        if not self.detached:
+            await self.room.participant_joined(info)
 
-    async def participant_left(self, identity: str) -> None:
-        await self.room.participant_left(identity)
+    async def participant_left(self, info: ParticipantInfo) -> None:
+        if not self.detached:
+            await self.room.participant_left(info)
+
+    async def detach(self) -> None:
+        """Leave the room to another table: the bot goes, no microphone is touched."""
+        if not self.detached:
+            self.detached = True
+            log.warning("livekit: room %s is taken over by another table", self.room.room)
+            await self._shut()
 
     async def stop(self) -> None:
+        if not self.detached:
+            await self._shut()
+        self.detached = True
+
+    async def _shut(self) -> None:
         if self._playing is not None:
             self._playing.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._playing
+            self._playing = None
         await self.bot.stop()
         await self.room.stop()
+
+
+class VoiceOnDemand:
+    """A table's Voice whose frames `room`'s bot starts playing at the first announcement:
+    until the table says something, no frame is made, fetched or sent (an Announcer's
+    clock starts with its first listener)."""
+
+    def __init__(self, voice: Voice, room: BotRoom) -> None:
+        self.voice = voice
+        self._room = room
+
+    async def announce(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
+        self._room.play(self.voice.pcm_frames)
+        await self.voice.announce(key, params, urgent=urgent)
+
+    async def skip_queued(self) -> None:
+        await self.voice.skip_queued()
+
+    def pcm_frames(self) -> AsyncIterator[PcmFrame]:
+        return self.voice.pcm_frames()
+
+    def on_cut(self, callback: Callable[[], None]) -> None:
+        self.voice.on_cut(callback)
+
+    async def stop(self) -> None:
+        await self.voice.stop()

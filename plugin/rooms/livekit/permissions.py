@@ -1,9 +1,12 @@
-"""What each participant may publish, as complete LiveKit permissions.
+"""What each participant may publish, as LiveKit permissions that change nothing else.
 
-`UpdateParticipant` with a permission replaces every field (FIELD-NOTES), so every
-permission we send is built here, whole: can_subscribe and can_publish_data are always
-true, or the participant goes deaf or loses the overlay's data. A speaker may publish his
-microphone; anybody else may not, and the server then unpublishes his microphone itself.
+`UpdateParticipant` with a permission replaces every field (FIELD-NOTES), the rarely used
+ones too (`can_update_metadata`, `hidden`, `recorder`, ...). So a grant is applied onto the
+permission the participant holds now (from ListParticipants, a room event or the answer to
+our last update): only `can_publish` and `can_publish_sources` change. When we do not know
+what he holds, can_subscribe and can_publish_data are set, or he would go deaf or lose the
+overlay's data. A speaker may publish his microphone; anybody else may not, and the server
+then unpublishes his microphone itself.
 """
 
 from __future__ import annotations
@@ -30,20 +33,23 @@ class Grant:
     def opens_microphone(self) -> bool:
         return self.publish and (not self.sources or MICROPHONE in self.sources)
 
-    def permission(self) -> ParticipantPermission:
-        """The complete permission to send for this grant."""
-        return ParticipantPermission(
-            can_subscribe=True,
-            can_publish=self.publish,
-            can_publish_data=True,
-            can_publish_sources=cast(Any, list(self.sources) if self.publish else []),
-        )
+    def permission(self, held: ParticipantPermission | None = None) -> ParticipantPermission:
+        """The permission to send for this grant: `held` with only the publish fields
+        changed (None: nothing known, so subscribe and data are allowed)."""
+        permission = ParticipantPermission()
+        if held is None:
+            permission.can_subscribe = permission.can_publish_data = True
+        else:
+            permission.CopyFrom(held)
+        permission.can_publish = self.publish
+        del permission.can_publish_sources[:]
+        if self.publish:
+            permission.can_publish_sources.extend(cast(Any, list(self.sources)))
+        return permission
 
     @classmethod
-    def of(cls, permission: ParticipantPermission) -> Grant | None:
-        """The grant a participant holds now; None when it is not one of ours (e.g. deaf)."""
-        if not (permission.can_subscribe and permission.can_publish_data):
-            return None
+    def of(cls, permission: ParticipantPermission) -> Grant:
+        """The grant a participant holds now (its publish fields)."""
         if not permission.can_publish:
             return cls(publish=False)
         return cls(publish=True, sources=tuple(sorted(permission.can_publish_sources)))

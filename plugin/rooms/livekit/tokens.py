@@ -1,9 +1,11 @@
 """LiveKit access tokens: minting them for our players and host, verifying a club's own.
 
 A player's token binds his seat twice (identity `seat-N`, attribute `seat`) and lets him
-publish only his microphone (lowercase source names, FIELD-NOTES); the host's token is a
-room admin's. `token_route` serves `POST /livekit/token`, authorized by our own signed
-seat link (checked by a callable passed in, so this module does not depend on it).
+publish nothing at join: the engine's grant opens his microphone when his turn comes (a
+token allowing it let a rejoining player talk for ~120 ms before the revoke). The host's
+token is a room admin's and carries the host proof (proof.py). `token_route` serves
+`POST /livekit/token`, authorized by our own signed seat link (checked by a callable passed
+in, so this module does not depend on it).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from plugin.rooms.livekit.proof import host_attributes
 from plugin.rooms.livekit.seats import (
     BOT_IDENTITY,
     HOST_IDENTITY,
@@ -75,12 +78,12 @@ def player_token(
     name: str = "",
     ttl: datetime.timedelta = DEFAULT_TTL,
 ) -> str:
-    """A player's token: identity `seat-N`, attribute seat, microphone the only source."""
+    """A player's token: identity `seat-N`, attribute seat, may publish nothing until the
+    engine grants his microphone."""
     grants = VideoGrants(
         room_join=True,
         room=room,
-        can_publish=True,
-        can_publish_sources=["microphone"],
+        can_publish=False,
         can_subscribe=True,
         can_publish_data=True,
     )
@@ -89,7 +92,7 @@ def player_token(
 
 
 def host_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
-    """The live host's token: room admin, may publish every source."""
+    """The live host's token: room admin, may publish every source, proved (proof.py)."""
     grants = VideoGrants(
         room_join=True,
         room_admin=True,
@@ -98,7 +101,8 @@ def host_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAU
         can_subscribe=True,
         can_publish_data=True,
     )
-    return _sign(creds, HOST_IDENTITY, "host", grants, ttl)
+    attributes = host_attributes(creds.api_secret, room)
+    return _sign(creds, HOST_IDENTITY, "host", grants, ttl, attributes)
 
 
 def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:

@@ -2,13 +2,19 @@
 
 The Authorization header carries the raw JWT (no "Bearer") signed with our API key, whose
 `sha256` claim is the body's hash; `WebhookReceiver` checks both, so a forged or altered
-event gets 401 and changes nothing. Joins and leaves go to the room's events sink (the
-LiveKitRoom), which reports a leave only after its reconnect grace period.
+event gets 401 and changes nothing. A genuine event can be replayed for as long as its JWT
+is valid (300 s from the server), and LiveKit itself retries a delivery: each event is
+applied once, by its id (`Recent`, bounded). Joins and leaves go to the room's events sink
+(the LiveKitRoom), found by the room's name, which matches them to the participant's
+session and reports a leave only after its reconnect grace period.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Protocol
 
@@ -22,6 +28,8 @@ from starlette.routing import Route
 log = logging.getLogger(__name__)
 
 LEFT_EVENTS = frozenset({"participant_left", "participant_connection_aborted"})
+REPLAY_WINDOW = 600.0  # seconds: twice the server's webhook JWT lifetime (FIELD-NOTES)
+MAX_REMEMBERED = 20_000  # event ids; ~2 MB, hours of joins and leaves of a big club
 
 
 class RoomEvents(Protocol):
@@ -29,7 +37,35 @@ class RoomEvents(Protocol):
 
     async def participant_joined(self, info: ParticipantInfo) -> None: ...
 
-    async def participant_left(self, identity: str) -> None: ...
+    async def participant_left(self, info: ParticipantInfo) -> None: ...
+
+
+class Recent:
+    """Event ids seen within `window` seconds, at most `limit` of them (oldest dropped)."""
+
+    def __init__(
+        self,
+        window: float = REPLAY_WINDOW,
+        limit: int = MAX_REMEMBERED,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.window, self.limit, self._clock = window, limit, clock
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def first_time(self, event_id: str) -> bool:
+        """True the first time `event_id` is seen (and remembers it), False for a repeat."""
+        now = self._clock()
+        while self._seen and (
+            len(self._seen) >= self.limit or next(iter(self._seen.values())) < now - self.window
+        ):
+            self._seen.popitem(last=False)
+        if event_id in self._seen:
+            return False
+        self._seen[event_id] = now
+        return True
+
+    def __len__(self) -> int:
+        return len(self._seen)
 
 
 def webhook_route(
@@ -37,28 +73,34 @@ def webhook_route(
     api_secret: str,
     rooms: Callable[[str], RoomEvents | None],
     path: str = "/livekit/webhook",
+    recent: Recent | None = None,
 ) -> Route:
     """The webhook endpoint; `rooms(name)` finds the events sink of a room (None: not ours)."""
     receiver = WebhookReceiver(TokenVerifier(api_key, api_secret))
+    seen = recent or Recent()
 
     async def receive(request: Request) -> JSONResponse:
         auth = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         if not auth:
             return _refuse(401, "missing Authorization")
         try:
-            body = (await request.body()).decode()
-            event = receiver.receive(body, auth)
+            raw = await request.body()
+            event = receiver.receive(raw.decode(), auth)
         except (ParseError, UnicodeDecodeError) as error:
             return _refuse(400, f"malformed event: {error}")
         except Exception as error:  # signature, expiry or body hash: WebhookReceiver's errors
             log.warning("livekit webhook refused: %s", error)
             return _refuse(401, f"refused: {error}")
+        # The server gives every event an id; without one, the body itself is the event.
+        event_id = event.id or "sha256:" + hashlib.sha256(raw).hexdigest()
+        if not seen.first_time(event_id):
+            return JSONResponse({"ok": True, "event": event.event, "duplicate": True})
         sink = rooms(event.room.name) if event.HasField("room") else None
         if sink is not None and event.HasField("participant"):
             if event.event == "participant_joined":
                 await sink.participant_joined(event.participant)
             elif event.event in LEFT_EVENTS:
-                await sink.participant_left(event.participant.identity)
+                await sink.participant_left(event.participant)
         return JSONResponse({"ok": True, "event": event.event})
 
     return Route(path, receive, methods=["POST"])
