@@ -56,27 +56,34 @@ function arm(key, onConfirm) {
   render();
 }
 
+/** Whether the table would accept this console action now (the host view's `controls`,
+ * plugin/host/views.py: the page keeps no list of phases). */
+function allowed(kind) {
+  return (view?.controls ?? []).includes(kind);
+}
+
 function buttonsFor(seat) {
-  if (view.phase === "lobby" || view.over) return [];
   const alive = view.alive.includes(seat);
   if (!alive) return [];
   const removeKey = `remove:${seat}`;
   const dqKey = `disqualify:${seat}`;
   return [
-    { label: t("console.foul"), title: t("fouls"), className: "foul-btn", onClick: () => send("foul", { seat }) },
+    { command: "foul", label: t("console.foul"), title: t("fouls"), className: "foul-btn", onClick: () => send("foul", { seat }) },
     {
+      command: "remove",
       label: armed === removeKey ? t("console.sure") : t("console.remove"),
       title: t("console.remove"),
       className: `remove-btn${armed === removeKey ? " armed" : ""}`,
       onClick: () => arm(removeKey, () => send("remove", { seat })),
     },
     {
+      command: "disqualify",
       label: armed === dqKey ? t("console.sure") : t("console.disqualify_short"),
       title: t("console.disqualify"),
       className: `disqualify-btn${armed === dqKey ? " armed" : ""}`,
       onClick: () => arm(dqKey, () => send("disqualify", { seat })),
     },
-  ];
+  ].filter((spec) => allowed(spec.command));
 }
 
 function render() {
@@ -86,21 +93,26 @@ function render() {
   $("paused").hidden = !view.table?.paused;
   $("paused").textContent = t("paused");
   $("manual").checked = Boolean(view.manual);
+  $("manual").disabled = !allowed("manual");
   $("manual-label").textContent = t("console.manual");
   $("next-label").textContent = view.phase === "lobby" ? t("console.start") : t("console.next");
   $("next-hint").textContent = t("console.next_hint");
+  $("next").disabled = !allowed("next");
   $("start-revote").hidden = !view.awaiting_revote;
   $("start-revote").textContent = t("console.start_revote");
   $("pause").textContent = t("console.pause");
-  $("pause").disabled = Boolean(view.table?.paused);
+  $("pause").disabled = !allowed("pause");
   $("resume").textContent = t("console.resume");
-  $("resume").disabled = !view.table?.paused;
+  $("resume").disabled = !allowed("resume");
   $("add-time").textContent = t("console.add_time");
-  $("add-time").disabled = !view.clock;
+  $("add-time").disabled = !allowed("add_time");
   $("end-speech").textContent = t("console.end_speech");
+  $("end-speech").disabled = !allowed("end_speech");
   $("undo").textContent = t("console.undo");
+  $("undo").disabled = !allowed("undo");
   $("end-game").textContent = armed === "end" ? t("console.confirm_end") : t("console.end_game");
   $("end-game").classList.toggle("armed", armed === "end");
+  $("end-game").disabled = !allowed("end_game");
   $("host-mic").textContent = micOn ? t("console.mic_on") : t("console.mic_off");
   $("host-mic").setAttribute("aria-pressed", String(micOn));
   renderStatus();
@@ -156,7 +168,7 @@ function renderDialog() {
 }
 
 function next() {
-  send("next");
+  if (allowed("next")) send("next");
 }
 
 $("next").addEventListener("click", next);
