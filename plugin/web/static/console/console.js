@@ -22,6 +22,7 @@ let micOn = true;
 const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo } = await startPage({
   debugName: "__console", // window.__console: tests and debugging
   onView: (next) => receive(next),
+  title: "console.title",
 });
 
 function receive(next) {
@@ -152,6 +153,7 @@ function renderDialog() {
   if (!dialog) return;
   backdrop.dataset.kind = dialog.kind;
   $("dialog-title").textContent = t(`dialog.${dialog.kind}`);
+  $("dialog-close").setAttribute("aria-label", t("close"));
   $("dialog-candidates").textContent = t("dialog.candidates", { seats: (dialog.candidates ?? []).join(", ") });
   $("dialog-options").replaceChildren(
     ...(dialog.options ?? []).map((option) => {

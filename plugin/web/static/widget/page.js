@@ -7,6 +7,7 @@
 // it sends stay in the page (widget.js, console/console.js).
 
 import { loadTexts } from "../i18n/i18n.js";
+import { useTexts } from "../video/tile.js";
 import { startVideoIfAvailable } from "./av.js";
 import { Countdown, formatSeconds } from "./clock.js";
 import { openSocket, tableIdFromPath, takeToken } from "./socket.js";
@@ -24,7 +25,7 @@ export const $ = (id) => document.getElementById(id);
  * renderClock(), startVideo(seat)}. `t` is one translator for the page's whole life: it
  * speaks the language of the latest view (English until the first one).
  */
-export async function startPage({ debugName, onView }) {
+export async function startPage({ debugName, onView, title }) {
   const token = takeToken();
   const tableId = tableIdFromPath();
   const countdown = new Countdown();
@@ -52,9 +53,11 @@ export async function startPage({ debugName, onView }) {
 
   async function receive(next) {
     const language = next.table?.language ?? "en";
-    if (texts.lang !== language) {
+    if (texts.lang !== language || !view) {
       texts = await loadTexts(language);
       document.documentElement.lang = texts.lang;
+      if (title) document.title = t(title);
+      useTexts(t);
     }
     view = next;
     countdown.update(view.clock);
