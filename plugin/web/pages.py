@@ -1,5 +1,5 @@
-"""The pages of the embedded room: the player widget, the host console, a landing page, and
-the static files they load (plugin/web/static).
+"""The pages of the embedded room: the player widget, the host console, the spectators' page
+and the stream overlay, a landing page, and the static files they load (plugin/web/static).
 
 The pages are the same for every table and every seat: the table id comes from the path,
 the seat from the signed token the page carries in its URL fragment (`#token=...`, as
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PAGE = STATIC_DIR / "widget" / "index.html"
 CONSOLE_PAGE = STATIC_DIR / "console" / "index.html"
+WATCH_PAGE = STATIC_DIR / "watch" / "index.html"
+OVERLAY_PAGE = STATIC_DIR / "watch" / "overlay.html"
 # The pages hold a token in their URL: never send it on as a referrer; never cache a page
 # (a new release of the scripts must be picked up by the next game).
 PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
@@ -56,12 +58,15 @@ LANDING = """<!doctype html>
 
 
 def page_routes(server: Server) -> list[BaseRoute]:
-    """`/`, `/t/{table_id}/play`, `/t/{table_id}/host` and `/static/...` for `server`
+    """`/`, `/t/{table_id}/play`, `/t/{table_id}/host`, `/t/{table_id}/watch` (spectators),
+    `/t/{table_id}/overlay` (the stream overlay) and `/static/...` for `server`
     (plugin.web.app.Server; only its registry is read, for the landing page's count)."""
     return [
         Route("/", _landing(server)),
         Route("/t/{table_id}/play", _page(WIDGET_PAGE)),
         Route("/t/{table_id}/host", _page(CONSOLE_PAGE)),
+        Route("/t/{table_id}/watch", _page(WATCH_PAGE)),
+        Route("/t/{table_id}/overlay", _page(OVERLAY_PAGE)),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 

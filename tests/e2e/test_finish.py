@@ -90,7 +90,11 @@ async def assert_speaks(page: Page, language: str, where: str) -> None:
 async def synced(game: Game, pages: Iterable[Page]) -> None:
     """Every page shows the table's latest state."""
     for page in pages:
-        await wait_view(page, f"v.table.version >= {game.table.version}")
+        await page.wait_for_function(
+            "(version) => { const p = window.__widget || window.__console || window.__watch;"
+            " return Boolean(p && p.view && p.view.table.version >= version); }",
+            arg=game.table.version,
+        )
 
 
 async def advance_to(game: Game, phase: str) -> None:
@@ -118,7 +122,13 @@ async def test_every_page_speaks_the_tables_language(
 
         console = await open_page(browser, game, "host")
         # 1 speaks first and nominates; 2 is the sheriff, 7 the don (ROLES in test_widget).
-        pages = {seat: await open_page(browser, game, seat) for seat in (1, 2, 7)}
+        pages: dict[int | str, Page] = {
+            seat: await open_page(browser, game, seat) for seat in (1, 2, 7)
+        }
+        for kind in ("link", "overlay"):  # the spectators' page and the stream overlay
+            pages[f"watch {kind}"] = watch = await browser.new_page()
+            await watch.goto(game.links["watch"][kind])
+            await watch.wait_for_function("window.__watch?.view != null")
         everyone = [console, *pages.values()]
 
         async def check(where: str) -> None:

@@ -7,7 +7,7 @@
 
 import { startAudio } from "../widget/av.js";
 import { $, startPage } from "../widget/page.js";
-import { dayTitle, phaseTitle, renderTiles, toast } from "../widget/tiles.js";
+import { dayTitle, phaseTitle, renderTiles, toast, voteSummary } from "../widget/tiles.js";
 
 const ARM_MS = 3000; // a destructive seat action needs a second click within this time
 
@@ -130,19 +130,8 @@ function render() {
 }
 
 function renderVote() {
-  const round = view.vote?.round;
-  $("vote-title").textContent = round ? (round.number > 1 ? t("vote.revote") : t("vote.title")) : t(`phase.${view.phase}`);
-  let info = "";
-  if (round) {
-    if (round.kind === "lift") {
-      info = `${t("lift.for")}: ${round.lift?.for ?? 0} · ${t("lift.against")}: ${round.lift?.against ?? 0}`;
-    } else {
-      info = round.candidates.map((c) => `${c}: ${round.tally?.[String(c)] ?? 0}`).join(" · ");
-    }
-    if (round.open) info += ` — ${t("vote.waiting", { n: round.waiting.length })}`;
-  } else if (view.nominations?.length) {
-    info = view.nominations.map(([by, target]) => `${by} → ${target}`).join(", ");
-  }
+  const { title, info } = voteSummary(view, t);
+  $("vote-title").textContent = title;
   $("vote-info").textContent = info;
 }
 

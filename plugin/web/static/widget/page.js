@@ -32,6 +32,11 @@ export async function startPage({ debugName, onView, title }) {
   let texts = await loadTexts("en");
   const t = (key, params) => texts(key, params);
   Object.defineProperty(t, "lang", { get: () => texts.lang });
+  t.has = (key) => texts.has(key);
+  // A refusal in the page's language when the catalogue knows its code (the server's
+  // message is English, for logs and tools), else the server's own words.
+  const refusal = (error) =>
+    t.has(`refusal.${error.error}`) ? t(`refusal.${error.error}`) : error.message || error.error;
   let view = null;
   let status = "connecting";
   let video = null;
@@ -84,7 +89,7 @@ export async function startPage({ debugName, onView, title }) {
       status = next;
       renderStatus();
     },
-    onError: (error) => toast($("toast"), t("error", { message: error.message || error.error })),
+    onError: (error) => toast($("toast"), t("error", { message: refusal(error) })),
   });
   window[debugName] = { socket, get view() { return view; } };
   setInterval(() => view && renderClock(), 200);
