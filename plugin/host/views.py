@@ -97,6 +97,8 @@ def _host_events(state: GameState) -> set[Event]:
     legal: set[Event] = set(always_legal(s))
     if s.phase is Phase.LOBBY:
         legal.add(ev.StartGame())
+    if accepts(s, ev.SetManual):  # in the lobby too, which always_legal leaves out
+        legal.add(ev.SetManual(on=not s.manual))
     if s.timer is not None:
         legal.add(ev.TimerExpired(timer=s.timer.id))
     if s.speaker is not None and accepts(s, ev.PassSpeech) and guards.passing(s, s.speaker) is None:

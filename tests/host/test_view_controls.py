@@ -17,8 +17,9 @@ def controls(state: GameState, **changes: object) -> list[str]:
     return build_view(dataclasses.replace(snapshot(state), **changes), "host")["controls"]
 
 
-def test_in_the_lobby_the_host_may_only_start() -> None:
+def test_in_the_lobby_the_host_may_start_and_choose_manual_mode() -> None:
     assert "next" in controls(lobby())
+    assert "manual" in controls(lobby())  # the engine takes SetManual before the start
     for kind in ("pause", "undo", "foul", "end_speech", "add_time"):
         assert kind not in controls(lobby()), kind
 

@@ -29,7 +29,8 @@ export async function startPage({ debugName, onView, title }) {
   const token = takeToken();
   const tableId = tableIdFromPath();
   const countdown = new Countdown();
-  let texts = await loadTexts("en");
+  // Until the first view names the table's language: the browser's, if we have it.
+  let texts = await loadTexts((navigator.language ?? "en").slice(0, 2));
   const t = (key, params) => texts(key, params);
   Object.defineProperty(t, "lang", { get: () => texts.lang });
   t.has = (key) => texts.has(key);
@@ -58,7 +59,7 @@ export async function startPage({ debugName, onView, title }) {
 
   async function receive(next) {
     const language = next.table?.language ?? "en";
-    if (texts.lang !== language || !view) {
+    if (texts.lang !== language || !view) {  // the first view: the title, the tiles
       texts = await loadTexts(language);
       document.documentElement.lang = texts.lang;
       if (title) document.title = t(title);
