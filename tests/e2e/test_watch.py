@@ -7,6 +7,7 @@ Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/watch-vote.png and overlay-
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from playwright.async_api import Browser, Page
 from plugin.host.commands import HOST
 
 from .test_finish import advance_to
-from .test_widget import LONG_MS, Game, running_game, screenshot
+from .test_widget import LONG_MS, SCREENSHOTS, Game, running_game, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -53,8 +54,15 @@ async def test_the_watch_page_follows_a_vote_and_names_no_role(
         overlay = await open_watch(browser, game, "overlay")
         assert await watch.title() == "Мафія: глядач"
         assert await watch.text_content("#watching") == "глядач"
-        background = await overlay.evaluate("getComputedStyle(document.body).backgroundColor")
-        assert background == "rgba(0, 0, 0, 0)"  # OBS shows the stream through it
+        # OBS shows the stream through it: nothing paints a background, not even the canvas
+        # (a dark color-scheme on the root would).
+        painted = await overlay.evaluate(
+            """() => [document.documentElement, document.body].map((el) => {
+                 const style = getComputedStyle(el);
+                 return [style.backgroundColor, style.colorScheme];
+               })"""
+        )
+        assert painted == [["rgba(0, 0, 0, 0)", "normal"], ["rgba(0, 0, 0, 0)", "normal"]]
 
         await game.submit(HOST, "start")
         await advance_to(game, "speech")
@@ -78,7 +86,10 @@ async def test_the_watch_page_follows_a_vote_and_names_no_role(
         assert await tally(watch, 3) == "6"
         assert "3: 6 · 4: 0" in (await watch.text_content("#vote-info") or "")
         await screenshot(watch, "watch-vote.png")
-        await screenshot(overlay, "overlay-vote.png")
+        if os.environ.get("AUTOHOST_SCREENSHOTS"):
+            await overlay.screenshot(
+                path=str(SCREENSHOTS / "overlay-vote.png"), omit_background=True
+            )
         for voter in (3, 9, 10):
             await game.submit(voter, "vote", candidate=4)
         await game.submit(HOST, "next")  # the round closes: 6 against 3
