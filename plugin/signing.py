@@ -1,11 +1,13 @@
 """Signing and links: every connection carries a signed token bound to one table and one seat
-(or the host); the server secret and the admin key live here too, so the web and the command
-line share one implementation.
+(or the host, or "watch" for any number of spectators); the server secret and the admin key
+live here too, so the web and the command line share one implementation.
 
 A token is `base64url(payload) "." base64url(HMAC-SHA256(secret, payload))`, where the
-payload is compact JSON {"t": table id, "s": seat number or "host", "e": expiry (unix
+payload is compact JSON {"t": table id, "s": seat number, "host" or "watch", "e": expiry (unix
 seconds), "n": nonce, "g": the seat's link generation, omitted when 0}. Re-issuing a
-seat's link starts a new generation, and the server refuses tokens of an older one. The
+seat's link starts a new generation, and the server refuses tokens of an older one.
+`verify` refuses a watch token; only `verify_any` (the table's socket) admits one, so no
+other endpoint (video, audio, LiveKit, the API) ever admits a spectator. The
 server secret lives beside the database (created once, mode 0600) or comes from the
 AUTOHOST_SECRET environment variable.
 """
@@ -27,6 +29,7 @@ from typing import Any, Literal
 import msgspec
 
 HOST: Literal["host"] = "host"
+WATCH: Literal["watch"] = "watch"  # a spectator's link: the public view, no voice, no vote
 DEFAULT_LIFETIME = 30 * 24 * 3600  # a link is valid for a club's month of games
 SECRET_ENV = "AUTOHOST_SECRET"
 MAX_TOKEN_LENGTH = 512
@@ -55,9 +58,20 @@ class Grant:
         return self.seat == HOST
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watch:
+    """A verified watch token: the public view of one table, for any number of spectators."""
+
+    table: str
+    expires: float
+    generation: int = 0
+    seat: Literal["watch"] = WATCH
+    is_host: Literal[False] = False
+
+
 class _Payload(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     t: str
-    s: int | Literal["host"]
+    s: int | Literal["host", "watch"]
     e: int
     n: str
     g: int = 0  # link generation (omitted for the first, so older tokens read the same)
@@ -93,16 +107,17 @@ class Signer:
     def issue(
         self,
         table: str,
-        seat: int | Literal["host"],
+        seat: int | Literal["host", "watch"],
         *,
         lifetime: float = DEFAULT_LIFETIME,
         now: float | None = None,
         generation: int = 0,
     ) -> str:
         if not (
-            seat == HOST or (isinstance(seat, int) and not isinstance(seat, bool) and seat > 0)
+            seat in (HOST, WATCH)
+            or (isinstance(seat, int) and not isinstance(seat, bool) and seat > 0)
         ):
-            raise ValueError(f"a token is for a seat number or 'host', not {seat!r}")
+            raise ValueError(f"a token is for a seat number, 'host' or 'watch', not {seat!r}")
         issued = time.time() if now is None else now
         payload = _Payload(
             t=table, s=seat, e=int(issued + lifetime), n=secrets.token_hex(6), g=generation
@@ -111,7 +126,17 @@ class Signer:
         return f"{_b64(body)}.{_b64(self._sign(body))}"
 
     def verify(self, token: str, *, table: str | None = None, now: float | None = None) -> Grant:
-        """The grant of a genuine, unexpired token (for `table`, when given); else TokenError."""
+        """The grant of a genuine, unexpired seat or host token (for `table`, when given);
+        else TokenError (a watch token too: token_watch_only)."""
+        grant = self.verify_any(token, table=table, now=now)
+        if isinstance(grant, Watch):
+            raise TokenError("token_watch_only", "a watch link only opens the watch page")
+        return grant
+
+    def verify_any(
+        self, token: str, *, table: str | None = None, now: float | None = None
+    ) -> Grant | Watch:
+        """Like `verify`, and a watch token is admitted as a `Watch`."""
         if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
             raise TokenError("token_malformed", "no token, or a token of the wrong size")
         body_text, dot, signature_text = token.partition(".")
@@ -133,7 +158,10 @@ class Signer:
             raise TokenError("token_expired", "the token has expired; ask the host for a new link")
         if table is not None and payload.t != table:
             raise TokenError("token_other_table", f"the token is for another table, not {table!r}")
-        return Grant(table=payload.t, seat=payload.s, expires=payload.e, generation=payload.g)
+        seat = payload.s
+        if seat == WATCH:
+            return Watch(table=payload.t, expires=payload.e, generation=payload.g)
+        return Grant(table=payload.t, seat=seat, expires=payload.e, generation=payload.g)
 
     def _sign(self, body: bytes) -> bytes:
         return hmac.new(self._secret, body, hashlib.sha256).digest()
@@ -170,14 +198,15 @@ def table_links(
     lifetime: float = DEFAULT_LIFETIME,
     generations: Mapping[int | str, int] | None = None,
 ) -> dict[str, Any]:
-    """Each seat's link and the host's link, each carrying its token (issue 4), issued in
-    each seat's current link generation."""
+    """Each seat's link, the host's link and the spectators' watch link, each carrying its
+    token (issue 4), issued in each seat's current link generation."""
     base = base_url.rstrip("/")
     generation = generations or {}
     host_token = signer.issue(table, HOST, lifetime=lifetime, generation=generation.get(HOST, 0))
     result: dict[str, Any] = {
         "id": table,
         "host": {"link": f"{base}/t/{table}/host#token={host_token}", "token": host_token},
+        "watch": _watch_link(signer, base, table, lifetime, generation.get(WATCH, 0)),
         "seats": [],
     }
     for seat in range(1, seats + 1):
@@ -191,6 +220,19 @@ def table_links(
             }
         )
     return result
+
+
+def _watch_link(
+    signer: Signer, base: str, table: str, lifetime: float, generation: int
+) -> dict[str, str]:
+    """One link for any number of spectators: the watch page, and the stream overlay for OBS
+    (the same token)."""
+    token = signer.issue(table, WATCH, lifetime=lifetime, generation=generation)
+    return {
+        "link": f"{base}/t/{table}/watch#token={token}",
+        "overlay": f"{base}/t/{table}/overlay#token={token}",
+        "token": token,
+    }
 
 
 ADMIN_KEY_ENV = "AUTOHOST_ADMIN_KEY"

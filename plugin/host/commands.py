@@ -1,7 +1,8 @@
 """Who may send what, and which engine event a message becomes.
 
 A command is a protocol message type with its fields; the sender comes from the verified
-token (a seat number or "host") or from the table itself ("clock"). The seat of a player
+token (a seat number, "host", or "watch" for a spectator, who may send nothing) or from the
+table itself ("clock"). The seat of a player
 command is always the sender's: a player votes only as himself (issue 4).
 """
 
@@ -16,7 +17,8 @@ from plugin.rules import events as ev
 
 HOST: Literal["host"] = "host"
 CLOCK: Literal["clock"] = "clock"
-Sender = int | Literal["host", "clock"]
+WATCH: Literal["watch"] = "watch"  # a spectator (plugin.signing.WATCH): watches, never acts
+Sender = int | Literal["host", "clock", "watch"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,6 +46,8 @@ def source_of(sender: Sender) -> str:
 
 def authorize(sender: Sender, command: Command) -> None:
     """Refuse a command this sender may not give (before anything else is looked at)."""
+    if sender == WATCH:
+        raise Refused("spectator", "a spectator watches: he can neither speak nor vote")
     if command.kind in PLAYER_COMMANDS:
         if not isinstance(sender, int):
             raise Refused("players_only", f"{command.kind!r} is sent by a player, as himself")

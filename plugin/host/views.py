@@ -1,7 +1,9 @@
 """What each client of a table sees: the engine's view for that viewer, plus the table's
 timer and meta (language, names, who is in the call, who is connected), and what the pages
 would otherwise have to work out from the rules (plugin.rules.sight): whose speech it is
-(`speaking`) and whom this viewer may exchange video with (`video`).
+(`speaking`) and whom this viewer may exchange video with (`video`); the host also gets
+`controls`, the console actions the table would accept now, so the console never keeps a
+list of phases.
 
 The engine decides what is secret (plugin.rules.views: a player sees his own role and
 private results only, the host everything); this module adds only what the table knows,
@@ -13,9 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal
 
-from plugin.rules import sight, views
-from plugin.rules.state import GameState
+from plugin.rules import Event, guards, sight, views
+from plugin.rules import events as ev
+from plugin.rules.legal import always_legal
+from plugin.rules.machine import accepts
+from plugin.rules.modes import Choice
+from plugin.rules.state import GameState, Phase
 
+from .commands import HOST, Command, Refused, candidate_events
 from .ports import Snapshot
 
 Viewer = int | Literal["host"] | None  # a seat, the host, or a spectator (public view)
@@ -48,7 +55,68 @@ def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()
     view["you"] = viewer
     view["speaking"] = _speaking(snapshot.state)
     view["video"] = _video(snapshot.state, viewer, settings.seats)
+    if viewer == HOST:
+        view["controls"] = controls(snapshot)
     return view
+
+
+# The console's actions that become engine events (plugin.host.commands.HOST_EVENTS):
+# allowed when one of the command's candidate events is legal now.
+_ENGINE_CONTROLS = ("next", "end_speech", "end_game", "manual")
+
+
+def controls(snapshot: Snapshot) -> list[str]:
+    """The console actions the table would accept now, sorted: the engine's own
+    (`next`, `end_speech`, `end_game`, `manual`) when one of the events the table would
+    try (commands.candidate_events) is legal now, the seat corrections (`foul`, `remove`,
+    `disqualify`) while a seat is in a running game, and the table's own: `pause` or
+    `resume`, `add_time` while a timer runs, `undo` while the game runs and has events.
+    After the game nothing of the game is left (issue 17, "Finish")."""
+    state = snapshot.state
+    if state.over:
+        return []
+    legal = _host_events(state)
+    allowed = [kind for kind in _ENGINE_CONTROLS if _legal(state, kind, legal)]
+    running = state.phase is not Phase.LOBBY
+    if running and state.alive:
+        allowed += ["foul", "remove", "disqualify"]
+    if running:
+        allowed.append("resume" if snapshot.paused else "pause")
+    if snapshot.timer_id is not None:
+        allowed.append("add_time")
+    if running and state.version > 0:
+        allowed.append("undo")
+    return sorted(allowed)
+
+
+def _host_events(state: GameState) -> set[Event]:
+    """The host's engine events legal now, listed as plugin.rules.legal lists them (the
+    transition table's `accepts` and the handlers' own guards), for the kinds a console
+    command may become; not the whole of `legal_actions`, which enumerates every ballot."""
+    s = state
+    legal: set[Event] = set(always_legal(s))
+    if s.phase is Phase.LOBBY:
+        legal.add(ev.StartGame())
+    if accepts(s, ev.SetManual):  # in the lobby too, which always_legal leaves out
+        legal.add(ev.SetManual(on=not s.manual))
+    if s.timer is not None:
+        legal.add(ev.TimerExpired(timer=s.timer.id))
+    if s.speaker is not None and accepts(s, ev.PassSpeech) and guards.passing(s, s.speaker) is None:
+        legal.add(ev.PassSpeech(seat=s.speaker))
+    if accepts(s, ev.HostChoice):
+        legal |= {ev.HostChoice(choice=c) for c in Choice if guards.host_choice(s, c) is None}
+    return legal
+
+
+def _legal(state: GameState, kind: str, legal: set[Event]) -> bool:
+    fields: dict[str, object] = {"on": not state.manual} if kind == "manual" else {}
+    if kind == "end_game":
+        fields = {"winner": None}
+    try:
+        events = candidate_events(state, HOST, Command(kind=kind, fields=fields))
+    except Refused:  # e.g. end_speech when nobody speaks and no timer runs
+        return False
+    return any(event in legal for event in events)
 
 
 def _speaking(state: GameState) -> dict[str, Any]:

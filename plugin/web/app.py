@@ -32,14 +32,22 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.bodies import BadBody, decode_json, read_body
-from plugin.host.commands import HOST, Command
+from plugin.host.commands import HOST, WATCH, Command
 from plugin.host.log import LogUnavailable
 from plugin.host.ports import Clock
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
 from plugin.host.views import build_view
-from plugin.signing import Grant, Signer, TokenError, load_secret, secret_path_for, table_links
+from plugin.signing import (
+    Grant,
+    Signer,
+    TokenError,
+    Watch,
+    load_secret,
+    secret_path_for,
+    table_links,
+)
 
 from . import protocol, wire
 from .hub import Connection, Hub
@@ -120,8 +128,17 @@ class Server:
     def verify(self, token: str, table: Table) -> Grant:
         """The grant of a token for `table`, or TokenError: a genuine unexpired token of
         this table, for one of its seats (or the host), of the seat's current link."""
-        grant = self.signer.verify(token, table=table.id)
-        if not grant.is_host and not 1 <= int(grant.seat) <= table.settings.seats:
+        grant = self.admit(token, table)
+        if isinstance(grant, Watch):
+            raise TokenError("token_watch_only", "a watch link only opens the watch page")
+        return grant
+
+    def admit(self, token: str, table: Table) -> Grant | Watch:
+        """Like `verify`, and a spectator's watch token too (only the table's socket, /ws,
+        serves spectators)."""
+        grant = self.signer.verify_any(token, table=table.id)
+        seat = grant.seat
+        if isinstance(seat, int) and not 1 <= seat <= table.settings.seats:
             # Found by tests/fuzz: a genuine token for seat 42 of a 10-seat table broke the
             # table's broadcasts. A seat outside the table is refused on every endpoint.
             message = f"seat {grant.seat} is not a seat of table {table.id}"
@@ -239,15 +256,20 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
         try:
-            grant = server.signer.verify(token, table=table_hint)
+            grant: Grant | Watch = server.signer.verify_any(token, table=table_hint)
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
-        if not server.connects.allow((grant.table, grant.seat)):
+        # Spectators share one link: each is rate-limited by his own address, and any
+        # number of them may watch (issue 17).
+        client = websocket.client.host if websocket.client else ""
+        seat = None if isinstance(grant, Watch) else grant.seat
+        rate_key = (grant.table, WATCH, client) if seat is None else (grant.table, seat)
+        if not server.connects.allow(rate_key):
             message = "this seat connects too often; wait a few seconds"
             await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
             return
-        if server.hub.count(grant.table, grant.seat) >= CONNECTIONS_PER_SEAT:
+        if seat is not None and server.hub.count(grant.table, seat) >= CONNECTIONS_PER_SEAT:
             message = f"this seat already has {CONNECTIONS_PER_SEAT} connections open"
             await _refuse(websocket, "too_many_connections", message, CLOSE_TOO_MANY)
             return
@@ -257,7 +279,7 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
             await _refuse(websocket, code, message, CLOSE_NO_TABLE)
             return
         try:
-            grant = server.verify(token, table)
+            grant = server.admit(token, table)
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
@@ -271,17 +293,21 @@ async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int
     await websocket.close(code=close_code, reason=code)
 
 
-async def _serve_client(server: Server, websocket: WebSocket, table: Table, grant: Grant) -> None:
+async def _serve_client(
+    server: Server, websocket: WebSocket, table: Table, grant: Grant | Watch
+) -> None:
     async def send(data: bytes) -> None:
         await websocket.send_text(data.decode())
 
     async def close(code: int, reason: str) -> None:
         await websocket.close(code=code, reason=reason)
 
-    connection = Connection(table.id, grant.seat, send, close)
+    # A spectator's view is the public one (viewer None); whatever he sends is refused.
+    viewer = None if isinstance(grant, Watch) else grant.seat
+    connection = Connection(table.id, viewer, send, close)
     server.hub.attach(connection, table.snapshot())
-    sender = HOST if grant.is_host else grant.seat
-    key = (table.id, grant.seat)
+    sender = grant.seat  # a seat, "host" or "watch" (commands.authorize refuses "watch")
+    key = (table.id, grant.seat, id(connection)) if viewer is None else (table.id, grant.seat)
     try:
         while not connection.closed:
             raw = await wire.receive(websocket)

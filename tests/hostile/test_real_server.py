@@ -133,11 +133,15 @@ def test_a_frame_over_the_limit_closes_the_socket_unread(server: ServerProcess) 
     with connect(f"ws://127.0.0.1:{server.port}/ws", max_size=None, open_timeout=30) as ws:
         ws.send(json.dumps({"type": "hello", "token": links["seats"][0]["token"]}))
         assert json.loads(ws.recv(timeout=30))["type"] == "state"
-        ws.send("x" * (WS_MAX_BYTES * 64))  # 4 MiB in one frame
         with pytest.raises(ConnectionClosed) as closed:
+            ws.send("x" * (WS_MAX_BYTES * 64))  # 4 MiB in one frame
             while True:
                 ws.recv(timeout=30)
-        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        # The server closes with 1009 as soon as it reads the frame's header; the client may
+        # still be sending then, and see the connection reset before it reads the close.
+        received = closed.value.rcvd
+        reset = isinstance(closed.value.__cause__, ConnectionResetError)
+        assert (received is not None and received.code == 1009) or reset, closed.value
     assert server.rss_mb() - before < GROWTH_MB
     assert honest_vote(server, links["seats"][1]["token"])["type"] in ("ack", "error")
 

@@ -7,7 +7,7 @@
 
 import { startAudio } from "../widget/av.js";
 import { $, startPage } from "../widget/page.js";
-import { dayTitle, phaseTitle, renderTiles, toast } from "../widget/tiles.js";
+import { dayTitle, phaseTitle, renderTiles, toast, voteSummary } from "../widget/tiles.js";
 
 const ARM_MS = 3000; // a destructive seat action needs a second click within this time
 
@@ -22,6 +22,7 @@ let micOn = true;
 const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo } = await startPage({
   debugName: "__console", // window.__console: tests and debugging
   onView: (next) => receive(next),
+  title: "console.title",
 });
 
 function receive(next) {
@@ -56,27 +57,34 @@ function arm(key, onConfirm) {
   render();
 }
 
+/** Whether the table would accept this console action now (the host view's `controls`,
+ * plugin/host/views.py: the page keeps no list of phases). */
+function allowed(kind) {
+  return (view?.controls ?? []).includes(kind);
+}
+
 function buttonsFor(seat) {
-  if (view.phase === "lobby" || view.over) return [];
   const alive = view.alive.includes(seat);
   if (!alive) return [];
   const removeKey = `remove:${seat}`;
   const dqKey = `disqualify:${seat}`;
   return [
-    { label: t("console.foul"), title: t("fouls"), className: "foul-btn", onClick: () => send("foul", { seat }) },
+    { command: "foul", label: t("console.foul"), title: t("fouls"), className: "foul-btn", onClick: () => send("foul", { seat }) },
     {
+      command: "remove",
       label: armed === removeKey ? t("console.sure") : t("console.remove"),
       title: t("console.remove"),
       className: `remove-btn${armed === removeKey ? " armed" : ""}`,
       onClick: () => arm(removeKey, () => send("remove", { seat })),
     },
     {
+      command: "disqualify",
       label: armed === dqKey ? t("console.sure") : t("console.disqualify_short"),
       title: t("console.disqualify"),
       className: `disqualify-btn${armed === dqKey ? " armed" : ""}`,
       onClick: () => arm(dqKey, () => send("disqualify", { seat })),
     },
-  ];
+  ].filter((spec) => allowed(spec.command));
 }
 
 function render() {
@@ -86,21 +94,26 @@ function render() {
   $("paused").hidden = !view.table?.paused;
   $("paused").textContent = t("paused");
   $("manual").checked = Boolean(view.manual);
+  $("manual").disabled = !allowed("manual");
   $("manual-label").textContent = t("console.manual");
   $("next-label").textContent = view.phase === "lobby" ? t("console.start") : t("console.next");
   $("next-hint").textContent = t("console.next_hint");
+  $("next").disabled = !allowed("next");
   $("start-revote").hidden = !view.awaiting_revote;
   $("start-revote").textContent = t("console.start_revote");
   $("pause").textContent = t("console.pause");
-  $("pause").disabled = Boolean(view.table?.paused);
+  $("pause").disabled = !allowed("pause");
   $("resume").textContent = t("console.resume");
-  $("resume").disabled = !view.table?.paused;
+  $("resume").disabled = !allowed("resume");
   $("add-time").textContent = t("console.add_time");
-  $("add-time").disabled = !view.clock;
+  $("add-time").disabled = !allowed("add_time");
   $("end-speech").textContent = t("console.end_speech");
+  $("end-speech").disabled = !allowed("end_speech");
   $("undo").textContent = t("console.undo");
+  $("undo").disabled = !allowed("undo");
   $("end-game").textContent = armed === "end" ? t("console.confirm_end") : t("console.end_game");
   $("end-game").classList.toggle("armed", armed === "end");
+  $("end-game").disabled = !allowed("end_game");
   $("host-mic").textContent = micOn ? t("console.mic_on") : t("console.mic_off");
   $("host-mic").setAttribute("aria-pressed", String(micOn));
   renderStatus();
@@ -117,19 +130,8 @@ function render() {
 }
 
 function renderVote() {
-  const round = view.vote?.round;
-  $("vote-title").textContent = round ? (round.number > 1 ? t("vote.revote") : t("vote.title")) : t(`phase.${view.phase}`);
-  let info = "";
-  if (round) {
-    if (round.kind === "lift") {
-      info = `${t("lift.for")}: ${round.lift?.for ?? 0} · ${t("lift.against")}: ${round.lift?.against ?? 0}`;
-    } else {
-      info = round.candidates.map((c) => `${c}: ${round.tally?.[String(c)] ?? 0}`).join(" · ");
-    }
-    if (round.open) info += ` — ${t("vote.waiting", { n: round.waiting.length })}`;
-  } else if (view.nominations?.length) {
-    info = view.nominations.map(([by, target]) => `${by} → ${target}`).join(", ");
-  }
+  const { title, info } = voteSummary(view, t);
+  $("vote-title").textContent = title;
   $("vote-info").textContent = info;
 }
 
@@ -140,6 +142,7 @@ function renderDialog() {
   if (!dialog) return;
   backdrop.dataset.kind = dialog.kind;
   $("dialog-title").textContent = t(`dialog.${dialog.kind}`);
+  $("dialog-close").setAttribute("aria-label", t("close"));
   $("dialog-candidates").textContent = t("dialog.candidates", { seats: (dialog.candidates ?? []).join(", ") });
   $("dialog-options").replaceChildren(
     ...(dialog.options ?? []).map((option) => {
@@ -156,7 +159,7 @@ function renderDialog() {
 }
 
 function next() {
-  send("next");
+  if (allowed("next")) send("next");
 }
 
 $("next").addEventListener("click", next);

@@ -22,5 +22,6 @@ export async function loadTexts(lang) {
     return template.replace(/\{(\w+)\}/g, (_, name) => (name in params ? String(params[name]) : `{${name}}`));
   };
   t.lang = chosen;
+  t.has = (key) => key in texts || key in english;
   return t;
 }

@@ -1,9 +1,28 @@
 // One video tile: the state of a seat's video container, shown on the container itself.
 // data-video-state and class video-<state>, one of self | connecting | live | hidden |
-// novideo; "novideo" also shows the text "no video".
+// novideo; "novideo" also shows the text "no video", in the page's language once the page
+// has called useTexts(t) (i18n/i18n.js; English until then, e.g. video/test.html).
 
 export const STATES = ["self", "connecting", "live", "hidden", "novideo"];
-const TEXT = { novideo: "no video", hidden: "", connecting: "…", live: "", self: "" };
+const ENGLISH = { "video.none": "no video", "video.host": "host" };
+let translate = (key) => ENGLISH[key] ?? key;
+
+function text(state) {
+  if (state === "novideo") return translate("video.none");
+  return state === "connecting" ? "…" : "";
+}
+
+/** Speak the page's language on every tile from now on, and re-label the tiles already
+ * drawn (a page learns its table's language from the first view). */
+export function useTexts(t, root = globalThis.document) {
+  translate = t;
+  for (const tile of root?.querySelectorAll?.("[data-video-state]") ?? []) {
+    const status = tile.querySelector(":scope > .video-status");
+    if (status) status.textContent = text(tile.dataset.videoState);
+    const label = tile.querySelector(":scope > .video-seat");
+    if (label && label.dataset.host) label.textContent = translate("video.host");
+  }
+}
 
 /** Put `state` on a tile: its class and data attribute, the label, and the stream. */
 export function setTile(tile, seat, state, stream) {
@@ -16,14 +35,15 @@ export function setTile(tile, seat, state, stream) {
     element.playsInline = true;
     const label = document.createElement("span");
     label.className = "video-seat";
-    label.textContent = seat === "host" ? "host" : String(seat);
+    if (seat === "host") label.dataset.host = "1";
+    label.textContent = seat === "host" ? translate("video.host") : String(seat);
     const status = document.createElement("span");
     status.className = "video-status";
     tile.append(element, label, status);
   }
   for (const s of STATES) tile.classList.toggle(`video-${s}`, s === state);
   tile.dataset.videoState = state;
-  tile.querySelector(":scope > .video-status").textContent = TEXT[state];
+  tile.querySelector(":scope > .video-status").textContent = text(state);
   const wanted = stream ?? null;
   if (element.srcObject !== wanted) {
     element.srcObject = wanted;

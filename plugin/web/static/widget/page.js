@@ -7,6 +7,7 @@
 // it sends stay in the page (widget.js, console/console.js).
 
 import { loadTexts } from "../i18n/i18n.js";
+import { useTexts } from "../video/tile.js";
 import { startVideoIfAvailable } from "./av.js";
 import { Countdown, formatSeconds } from "./clock.js";
 import { openSocket, tableIdFromPath, takeToken } from "./socket.js";
@@ -24,13 +25,19 @@ export const $ = (id) => document.getElementById(id);
  * renderClock(), startVideo(seat)}. `t` is one translator for the page's whole life: it
  * speaks the language of the latest view (English until the first one).
  */
-export async function startPage({ debugName, onView }) {
+export async function startPage({ debugName, onView, title }) {
   const token = takeToken();
   const tableId = tableIdFromPath();
   const countdown = new Countdown();
-  let texts = await loadTexts("en");
+  // Until the first view names the table's language: the browser's, if we have it.
+  let texts = await loadTexts((navigator.language ?? "en").slice(0, 2));
   const t = (key, params) => texts(key, params);
   Object.defineProperty(t, "lang", { get: () => texts.lang });
+  t.has = (key) => texts.has(key);
+  // A refusal in the page's language when the catalogue knows its code (the server's
+  // message is English, for logs and tools), else the server's own words.
+  const refusal = (error) =>
+    t.has(`refusal.${error.error}`) ? t(`refusal.${error.error}`) : error.message || error.error;
   let view = null;
   let status = "connecting";
   let video = null;
@@ -52,9 +59,11 @@ export async function startPage({ debugName, onView }) {
 
   async function receive(next) {
     const language = next.table?.language ?? "en";
-    if (texts.lang !== language) {
+    if (texts.lang !== language || !view) {  // the first view: the title, the tiles
       texts = await loadTexts(language);
       document.documentElement.lang = texts.lang;
+      if (title) document.title = t(title);
+      useTexts(t);
     }
     view = next;
     countdown.update(view.clock);
@@ -81,7 +90,7 @@ export async function startPage({ debugName, onView }) {
       status = next;
       renderStatus();
     },
-    onError: (error) => toast($("toast"), t("error", { message: error.message || error.error })),
+    onError: (error) => toast($("toast"), t("error", { message: refusal(error) })),
   });
   window[debugName] = { socket, get view() { return view; } };
   setInterval(() => view && renderClock(), 200);

@@ -168,3 +168,22 @@ export function dayTitle(view, t) {
   if (view.day) return t("day", { n: view.day });
   return "";
 }
+
+/** The vote as one line for the console and the spectators: the round's tallies (or the
+ * lift's for and against) and who is still awaited, else the day's nominations. */
+export function voteSummary(view, t) {
+  const round = view.vote?.round;
+  const title = round ? (round.number > 1 ? t("vote.revote") : t("vote.title")) : view.nominations?.length ? t("nominations") : t(`phase.${view.phase}`);
+  let info = "";
+  if (round) {
+    if (round.kind === "lift") {
+      info = `${t("lift.for")}: ${round.lift?.for ?? 0} · ${t("lift.against")}: ${round.lift?.against ?? 0}`;
+    } else {
+      info = round.candidates.map((c) => `${c}: ${round.tally?.[String(c)] ?? 0}`).join(" · ");
+    }
+    if (round.open) info += ` — ${t("vote.waiting", { n: round.waiting.length })}`;
+  } else if (view.nominations?.length) {
+    info = view.nominations.map(([by, target]) => `${by} → ${target}`).join(", ");
+  }
+  return { title, info };
+}

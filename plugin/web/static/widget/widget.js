@@ -21,6 +21,7 @@ let mediaStarted = false;
 const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo } = await startPage({
   debugName: "__widget", // window.__widget: tests and debugging
   onView: (next) => receive(next),
+  title: "player.title",
 });
 
 function receive(next) {

@@ -1,0 +1,46 @@
+// The spectators' page and the stream overlay (issue 17): the tiles, the speaker and his
+// countdown, the nominations, the votes and the results as they happen.
+//
+// A watch link carries a watch token: the server sends it the public view only
+// (plugin/rules/views.py public_view: no role, no check, no black team, no night action
+// until the game is over) and refuses anything it sends (plugin/host/commands.py). So the
+// page has no buttons, no microphone and no camera; it only renders what it is sent. The
+// overlay (overlay.html, body.overlay) is the same page on a transparent background, for
+// OBS's browser source.
+
+import { $, startPage } from "../widget/page.js";
+import { dayTitle, phaseTitle, renderTiles, voteSummary } from "../widget/tiles.js";
+
+const overlay = document.body.classList.contains("overlay");
+let view = null;
+
+const { t, countdown, renderStatus, renderClock } = await startPage({
+  debugName: "__watch", // window.__watch: tests and debugging
+  onView: (next) => {
+    view = next;
+    render();
+  },
+  title: overlay ? "overlay.title" : "watch.title",
+});
+
+function render() {
+  if (!view) return;
+  $("phase").textContent = phaseTitle(view, t);
+  $("day").textContent = dayTitle(view, t);
+  $("paused").hidden = !view.table?.paused;
+  $("paused").textContent = t("paused");
+  $("watching").textContent = t("watch.badge");
+  renderStatus();
+  renderTiles($("tiles"), view, {
+    t,
+    me: null,
+    seconds: countdown.seconds(),
+    // Roles are in the public view only once the game is over.
+    roleOf: (seat) => view.roles?.[String(seat)] ?? null,
+    buttonsFor: () => [],
+  });
+  const { title, info } = voteSummary(view, t);
+  $("vote-title").textContent = title;
+  $("vote-info").textContent = info;
+  renderClock();
+}
