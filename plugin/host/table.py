@@ -21,7 +21,7 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from plugin.rules import Effect, Event, GameState, RuleError, apply
 from plugin.rules import effects as fx
@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 
 ADD_TIME_SECONDS = 30  # issue 4: "add 30 s to a speech"
 REISSUE = "table.reissue"  # a log record: these seats' links were issued anew
+MAX_BATCH = 64  # inputs decided and committed together at most (a round's ballots: 12)
 WARNING_KEY = "speech.ten_seconds"
 
 
@@ -96,6 +97,7 @@ class Table:
         self.countdown = Countdown(clock, on_expire=self._on_expire, on_warn=self._on_warn)
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
+        self._held: _Job | None = None  # taken from the queue, to be handled next
         self._saved_clock: ClockRow | None = None
         self._released = False
         self._stopped = False
@@ -131,8 +133,11 @@ class Table:
             self._worker.cancel()
             await asyncio.gather(self._worker, return_exceptions=True)
             self._worker = None
-        while not self._queue.empty():  # nobody waits forever for a stopped table
-            job = self._queue.get_nowait()
+        waiting = [self._held] if self._held else []
+        self._held = None
+        while not self._queue.empty():
+            waiting.append(self._queue.get_nowait())
+        for job in waiting:  # nobody waits forever for a stopped table
             if job.reply is not None and not job.reply.done():
                 job.reply.set_result(
                     Outcome(ok=False, code="stopping", message="the table is shutting down")
@@ -209,20 +214,121 @@ class Table:
 
     async def _run(self) -> None:
         while True:
-            job = await self._queue.get()
+            job, self._held = self._held or await self._queue.get(), None
+            batch = [job]
+            while len(batch) < MAX_BATCH and self._batchable(job) and not self._queue.empty():
+                following = self._queue.get_nowait()
+                if not self._batchable(following):
+                    self._held = following  # it goes next, on its own
+                    break
+                batch.append(following)
             try:
-                outcome = await self._handle(job)
-            except Refused as refusal:
-                outcome = Outcome(ok=False, code=refusal.code, message=refusal.message)
-            except LogUnavailable as failure:  # nothing changed: the input was not committed
-                outcome = Outcome(ok=False, code="log_unavailable", message=str(failure))
-            except Exception as error:  # a bug must not bring the table down
-                logger.exception("table %s: input %r failed", self.id, job.command)
-                outcome = Outcome(ok=False, code="internal", message=f"internal error: {error}")
+                if len(batch) == 1:
+                    outcomes = [await self._guarded(job)]
+                else:
+                    outcomes = await self._handle_batch(batch)
+            except asyncio.CancelledError:  # the table stops: nobody waits forever
+                stopping = Outcome(ok=False, code="stopping", message="the table is shutting down")
+                for each in batch:  # a retry with the same id is acked once if it was logged
+                    if each.reply is not None and not each.reply.done():
+                        each.reply.set_result(stopping)
+                raise
             finally:
-                self._queue.task_done()
-            if job.reply is not None and not job.reply.done():
-                job.reply.set_result(outcome)
+                for _ in batch:
+                    self._queue.task_done()
+            for each, outcome in zip(batch, outcomes, strict=True):
+                if each.reply is not None and not each.reply.done():
+                    each.reply.set_result(outcome)
+
+    async def _guarded(self, job: _Job) -> Outcome:
+        """One input, whatever happens: a refusal or a failure is its outcome."""
+        try:
+            return await self._handle(job)
+        except Refused as refusal:
+            return Outcome(ok=False, code=refusal.code, message=refusal.message)
+        except LogUnavailable as failure:  # nothing changed: the input was not committed
+            return Outcome(ok=False, code="log_unavailable", message=str(failure))
+        except Exception as error:  # a bug must not bring the table down
+            logger.exception("table %s: input %r failed", self.id, job.command)
+            return Outcome(ok=False, code="internal", message=f"internal error: {error}")
+
+    @staticmethod
+    def _batchable(job: _Job) -> bool:
+        """A plain engine command from a client: it may share its commit with its queue
+        neighbours. The clock, the room, the table's own commands and the host's `next`
+        (which also clears the voice's queue) go one at a time."""
+        kind = job.command.kind
+        return job.sender not in (CLOCK, "room") and kind not in TABLE_COMMANDS and kind != "next"
+
+    async def _handle_batch(self, batch: list[_Job]) -> list[Outcome]:
+        """Inputs already waiting at this table, taken together (a round's ballots arrive
+        at once): each is decided in order against the state the ones before it made, all
+        that were accepted are committed in one transaction (one fsync, not one each), and
+        only then does the state change, the effects run in order and the table publish,
+        once. A refused input changes nothing and costs no commit."""
+        state = self.state
+        outcomes: list[Outcome | None] = []
+        accepted: list[tuple[int, Event, list[Effect], str | None, Sender]] = []
+        keys: dict[str, int] = {}  # client id -> index of the input that carries it
+        for index, job in enumerate(batch):
+            # _batchable keeps the clock's and the room's inputs out of a batch.
+            sender, command = cast(Sender, job.sender), job.command
+            try:
+                key = None
+                if command.client_id is not None:
+                    key = f"{source_of(sender)}/{command.client_id}"
+                    seq = self.log.find_client_id(self.id, key)
+                    if seq is not None:
+                        outcomes.append(Outcome(ok=True, duplicate=True, seq=seq))
+                        continue
+                    if key in keys:  # the same message twice in one batch: applied once
+                        outcomes.append(Outcome(ok=True, duplicate=True))
+                        continue
+                authorize(sender, command)
+                event, state, effects = _first_accepted(state, sender, command)
+            except Refused as refusal:
+                outcomes.append(Outcome(ok=False, code=refusal.code, message=refusal.message))
+                continue
+            except Exception as error:  # a bug must not bring the table down
+                logger.exception("table %s: input %r failed", self.id, command)
+                outcomes.append(Outcome(ok=False, code="internal", message=f"internal: {error}"))
+                continue
+            if key is not None:
+                keys[key] = index
+            accepted.append((index, event, effects, key, sender))
+            outcomes.append(None)
+        if accepted:
+            commits = [
+                asyncio.ensure_future(
+                    self.log.commit(
+                        self.id, to_record(event), source=source_of(sender), client_id=key
+                    )
+                )
+                for _, event, _, key, sender in accepted
+            ]  # created in order, so their sequence numbers follow the order applied
+            results = await asyncio.gather(*commits, return_exceptions=True)
+            failures = [r for r in results if isinstance(r, BaseException)]
+            if failures and len(failures) < len(results):
+                # Some inputs are durable and some are not (never seen: a batch shares one
+                # transaction). The log is the truth: rebuild the state from it.
+                logger.error("table %s: a batch was committed in part; replaying", self.id)
+                logged = [e.record for e in self.log.entries(self.id) if is_event_record(e.record)]
+                self.state, last_timer = replay(self.settings, logged)
+                self._resume_timer(last_timer, None)
+                await self._safely(self.room.set_speakers(frozenset(self.state.speakers)))
+            elif not failures:
+                self.state = state
+            for (index, _, effects, _, _), result in zip(accepted, results, strict=True):
+                if isinstance(result, BaseException):
+                    code = "log_unavailable" if isinstance(result, LogUnavailable) else "internal"
+                    outcomes[index] = Outcome(ok=False, code=code, message=str(result))
+                else:
+                    outcomes[index] = Outcome(ok=True, seq=result)
+                    if not failures:
+                        await self._carry_out(effects)
+            if len(failures) < len(results):
+                await self._changed()
+        return [outcome or Outcome(ok=False, code="internal") for outcome in outcomes]
 
     async def _handle(self, job: _Job) -> Outcome:
         sender, command = job.sender, job.command
@@ -243,7 +349,7 @@ class Table:
         authorize(sender, command)
         if command.kind in TABLE_COMMANDS:
             return await self._handle_table_command(command)
-        event, new_state, effects = self._first_accepted(sender, command)
+        event, new_state, effects = _first_accepted(self.state, sender, command)
         seq = await self.log.commit(
             self.id, to_record(event), source=source_of(sender), client_id=command.client_id
         )
@@ -255,23 +361,6 @@ class Table:
         await self._carry_out(effects)
         await self._changed()
         return Outcome(ok=True, seq=seq)
-
-    def _first_accepted(
-        self, sender: Sender, command: Command
-    ) -> tuple[Event, GameState, list[Effect]]:
-        """Apply the command's candidate events until the engine accepts one."""
-        refusals: list[RuleError] = []
-        for event in candidate_events(self.state, sender, command):
-            try:
-                new_state, effects = apply(self.state, event)
-            except RuleError as refusal:
-                refusals.append(refusal)
-                continue
-            return event, new_state, effects
-        if command.kind == "next":
-            raise Refused("no_next_step", "nothing is waiting for the host now")
-        first = refusals[0]
-        raise Refused(first.reason, first.message)
 
     async def _handle_clock(self, command: Command) -> Outcome:
         timer_id = command.fields["timer"]
@@ -416,3 +505,21 @@ class Table:
     async def _on_presence(self, seat: int, joined: bool) -> None:
         command = Command(kind="presence", fields={"seat": seat, "joined": joined})
         self._queue.put_nowait(_Job("room", command, None))
+
+
+def _first_accepted(
+    state: GameState, sender: Sender, command: Command
+) -> tuple[Event, GameState, list[Effect]]:
+    """Apply the command's candidate events to `state` until the engine accepts one."""
+    refusals: list[RuleError] = []
+    for event in candidate_events(state, sender, command):
+        try:
+            new_state, effects = apply(state, event)
+        except RuleError as refusal:
+            refusals.append(refusal)
+            continue
+        return event, new_state, effects
+    if command.kind == "next":
+        raise Refused("no_next_step", "nothing is waiting for the host now")
+    first = refusals[0]
+    raise Refused(first.reason, first.message)
