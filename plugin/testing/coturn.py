@@ -65,11 +65,12 @@ def running_coturn(
     port: int | None = None,
     relay_ports: tuple[int, int] = (49160, 49400),
     prefix: Sequence[str] = (),
+    loopback_peers: bool = True,
     timeout: float = 15,
 ) -> Iterator[Coturn]:
     """coturn on `listen`:`port` (a free one by default) with `use-auth-secret`; loopback
-    peers allowed (the server under test is on 127.0.0.1). Stopped (SIGTERM, then SIGKILL)
-    when the block ends, even when it fails."""
+    peers allowed unless told otherwise (the server under test is on 127.0.0.1). Stopped
+    (SIGTERM, then SIGKILL) when the block ends, even when it fails."""
     folder.mkdir(parents=True, exist_ok=True)
     port = port or free_port(socket.SOCK_DGRAM)
     log = folder / "turnserver.log"
@@ -77,7 +78,8 @@ def running_coturn(
         *prefix, TURNSERVER, "-n",
         "--listening-ip", listen, "--listening-port", str(port), "--relay-ip", listen,
         "--use-auth-secret", "--static-auth-secret", secret, "--realm", "autohost.test",
-        "--fingerprint", "--no-cli", "--no-tls", "--no-dtls", "--allow-loopback-peers",
+        "--fingerprint", "--no-cli", "--no-tls", "--no-dtls",
+        *(["--allow-loopback-peers"] if loopback_peers else []),
         "--min-port", str(relay_ports[0]), "--max-port", str(relay_ports[1]),
         "--pidfile", str(folder / "turnserver.pid"), "--db", str(folder / "turndb"),
         "--log-file", "stdout", "--simple-log", "--verbose",
