@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from aiortc import RTCConfiguration, RTCPeerConnection
 from playwright.async_api import Browser, Page
 
+from plugin.rooms.embedded import rtc_ice_servers
 from plugin.testing.call import call_site, join, selected_pairs
 from plugin.testing.coturn import Coturn
 from plugin.web.ice import IceSettings
@@ -46,3 +48,20 @@ async def test_relay_only_pages_hear_the_bot_and_the_speaker_and_see_each_other(
             for name, pair in pairs.items():
                 assert pair is not None and pair["local"] == "relay", (seat, name, pair)
         assert coturn.allocations() >= len(SEATS) * len(SEATS)  # audio + 2 video each
+
+
+async def test_the_servers_own_peers_allocate_on_turn(coturn: Coturn, loopback_ice: None) -> None:
+    ice = IceSettings(turn=(coturn.turn_url,), turn_secret=TURN_SECRET.encode())
+    pc = RTCPeerConnection(RTCConfiguration(iceServers=rtc_ice_servers(ice.servers("server"))))
+    try:
+        pc.addTransceiver("audio")
+        await pc.setLocalDescription(await pc.createOffer())
+        relayed = [
+            line
+            for line in pc.localDescription.sdp.splitlines()
+            if line.startswith("a=candidate") and " typ relay " in line
+        ]
+        assert relayed and f" {coturn.host} " in relayed[0], pc.localDescription.sdp
+        assert coturn.allocations() >= 1
+    finally:
+        await pc.close()
