@@ -14,9 +14,10 @@ from plugin.rooms.embedded import rtc_ice_servers
 from plugin.testing.call import call_site, join, selected_pairs
 from plugin.testing.coturn import Coturn
 from plugin.web.ice import IceSettings
+from tests.e2e.harness import wait_for_audio
 
 from .conftest import TURN_SECRET
-from .day import day, meter
+from .day import HEARD, day, meter
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -65,3 +66,19 @@ async def test_the_servers_own_peers_allocate_on_turn(coturn: Coturn, loopback_i
         assert coturn.allocations() >= 1
     finally:
         await pc.close()
+
+
+async def test_turn_over_tcp_for_networks_that_block_udp(
+    tmp_path: Path, coturn: Coturn, browser: Browser, loopback_ice: None
+) -> None:
+    """Only `turn:...?transport=tcp` offered, relay only: the page still joins and is heard,
+    its pair relayed over TCP to coturn."""
+    ice = IceSettings(turn=(coturn.turn_tcp_url,), turn_secret=TURN_SECRET.encode(), policy="relay")
+    async with call_site(tmp_path, ice=ice) as site:
+        page = await browser.new_page()
+        await join(page, site, 1, video=False)
+        await meter({1: page})
+        await wait_for_audio(page, "table", above=HEARD)
+        pair = (await selected_pairs(page))["audio"]
+        assert pair is not None and pair["local"] == "relay", pair
+        assert pair["relayProtocol"] == "tcp", pair
