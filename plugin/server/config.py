@@ -206,13 +206,13 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         help="a TOML configuration file (config/server.example.toml); flags win over it",
     )
     for setting in SETTINGS:
-        if setting.flag_type is None:  # a switch; only "voice" today
+        if setting.flag_type is None:  # a switch: --voice / --no-voice
             parser.add_argument(
-                "--no-voice",
+                setting.flag,
                 dest=setting.dest,
-                action="store_false",
+                action=argparse.BooleanOptionalAction,
                 default=None,
-                help="the host stays silent",
+                help=setting.help,
             )
             continue
         parser.add_argument(

@@ -155,3 +155,10 @@ def test_serve_starts_with_the_example(tmp_path: Path) -> None:
         assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=30).json()["ok"] is True
     finally:
         assert server.stop(timeout=20) == 0
+
+
+def test_a_switch_in_the_file_is_overridden_both_ways(tmp_path: Path) -> None:
+    silent = write(tmp_path, "voice = false\n")
+    assert options("--config", str(silent)).voice is False
+    assert options("--config", str(silent), "--voice").voice is True
+    assert options("--no-voice").voice is False
