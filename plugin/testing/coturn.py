@@ -38,6 +38,7 @@ class Coturn:
     host: str
     port: int
     log: Path
+    tls_port: int | None = None  # TURN over TLS, when started with a certificate
 
     @property
     def stun_url(self) -> str:
@@ -50,6 +51,11 @@ class Coturn:
     @property
     def turn_tcp_url(self) -> str:
         return f"turn:{self.host}:{self.port}?transport=tcp"
+
+    @property
+    def turns_url(self) -> str:
+        assert self.tls_port is not None, "coturn was started without TLS"
+        return f"turns:{self.host}:{self.tls_port}?transport=tcp"
 
     def allocations(self) -> int:
         """How many relay allocations coturn has made so far (its log says each)."""
@@ -66,19 +72,27 @@ def running_coturn(
     relay_ports: tuple[int, int] = (49160, 49400),
     prefix: Sequence[str] = (),
     loopback_peers: bool = True,
+    tls: tuple[Path, Path] | None = None,
     timeout: float = 15,
 ) -> Iterator[Coturn]:
     """coturn on `listen`:`port` (a free one by default) with `use-auth-secret`; loopback
-    peers allowed unless told otherwise (the server under test is on 127.0.0.1). Stopped
-    (SIGTERM, then SIGKILL) when the block ends, even when it fails."""
+    peers allowed unless told otherwise (the server under test is on 127.0.0.1); `tls`
+    (certificate, key): TURN over TLS too, on `Coturn.tls_port`. Stopped (SIGTERM, then
+    SIGKILL) when the block ends, even when it fails."""
     folder.mkdir(parents=True, exist_ok=True)
     port = port or free_port(socket.SOCK_DGRAM)
+    tls_port = free_port() if tls else None
+    secure = (
+        ["--cert", str(tls[0]), "--pkey", str(tls[1]), "--tls-listening-port", str(tls_port)]
+        if tls
+        else ["--no-tls"]
+    )
     log = folder / "turnserver.log"
     command = [
         *prefix, TURNSERVER, "-n",
         "--listening-ip", listen, "--listening-port", str(port), "--relay-ip", listen,
         "--use-auth-secret", "--static-auth-secret", secret, "--realm", "autohost.test",
-        "--fingerprint", "--no-cli", "--no-tls", "--no-dtls",
+        "--fingerprint", "--no-cli", *secure, "--no-dtls",
         *(["--allow-loopback-peers"] if loopback_peers else []),
         "--min-port", str(relay_ports[0]), "--max-port", str(relay_ports[1]),
         "--pidfile", str(folder / "turnserver.pid"), "--db", str(folder / "turndb"),
@@ -94,7 +108,7 @@ def running_coturn(
             if time.monotonic() > deadline:
                 raise RuntimeError(f"turnserver not ready in {timeout:g} s:\n{_tail(log)}")
             time.sleep(0.05)
-        yield Coturn(host=listen, port=port, log=log)
+        yield Coturn(host=listen, port=port, log=log, tls_port=tls_port)
     finally:
         process.terminate()
         try:

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 from aiortc import RTCConfiguration, RTCPeerConnection
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, async_playwright
 
 from plugin.rooms.embedded import rtc_ice_servers
+from plugin.testing.browser import launch_chromium
 from plugin.testing.call import call_site, join, selected_pairs
-from plugin.testing.coturn import Coturn
+from plugin.testing.certs import self_signed
+from plugin.testing.coturn import Coturn, coturn_missing, running_coturn
 from plugin.web.ice import IceSettings
 from tests.e2e.harness import wait_for_audio
 
@@ -82,3 +84,26 @@ async def test_turn_over_tcp_for_networks_that_block_udp(
         pair = (await selected_pairs(page))["audio"]
         assert pair is not None and pair["local"] == "relay", pair
         assert pair["relayProtocol"] == "tcp", pair
+
+
+async def test_turn_over_tls(tmp_path: Path, loopback_ice: None) -> None:
+    """Only `turns:` offered (TLS to coturn, the way through a firewall that lets only
+    TLS out), relay only: the page joins, is heard, its pair relayed over TLS."""
+    missing = coturn_missing()
+    if missing:
+        pytest.skip(missing)
+    cert, key = self_signed(tmp_path / "tls", "turn.autohost.test")
+    with running_coturn(tmp_path / "turn", secret=TURN_SECRET, tls=(cert, key)) as turn:
+        ice = IceSettings(turn=(turn.turns_url,), turn_secret=TURN_SECRET.encode(), policy="relay")
+        async with call_site(tmp_path, ice=ice) as site, async_playwright() as playwright:
+            browser = await launch_chromium(playwright, args=["--ignore-certificate-errors"])
+            try:
+                page = await browser.new_page()
+                await join(page, site, 1, video=False)
+                await meter({1: page})
+                await wait_for_audio(page, "table", above=HEARD)
+                pair = (await selected_pairs(page))["audio"]
+            finally:
+                await browser.close()
+    assert pair is not None and pair["local"] == "relay", pair
+    assert pair["relayProtocol"] == "tls", pair
