@@ -32,6 +32,7 @@ from plugin.web.video import video_routes
 
 STATIC_VIDEO = ROOT / "plugin" / "web" / "static" / "video"
 STATIC_SOCKET = ROOT / "plugin" / "web" / "static" / "socket"  # video.js's signalling uses it
+STATIC_EMBEDDED = ROOT / "plugin" / "web" / "static" / "embedded"  # video.js's ICE config
 
 
 async def measure(quality: str, pages_count: int, seconds: float) -> tuple[float, float]:
@@ -41,7 +42,8 @@ async def measure(quality: str, pages_count: int, seconds: float) -> tuple[float
             db_path=Path(tmp) / "autohost.db", admin_key="bench",
             secret=b"bench-secret-0123456789abcdef0123",
             routes=[video_routes, Mount("/static/video", StaticFiles(directory=STATIC_VIDEO)),
-                    Mount("/static/socket", StaticFiles(directory=STATIC_SOCKET))],
+                    Mount("/static/socket", StaticFiles(directory=STATIC_SOCKET)),
+                    Mount("/static/embedded", StaticFiles(directory=STATIC_EMBEDDED))],
         )  # fmt: skip
         app = create_app(config)
         async with serve(app) as url, async_playwright() as playwright:

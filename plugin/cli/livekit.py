@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
 from plugin.host.settings import TableSettings
-from plugin.rooms.livekit.tokens import Credentials
+from plugin.rooms.livekit.tokens import CREDENTIALS_ENV, Credentials, credentials_from
 from plugin.server import (
     Hosting,
     Listening,
@@ -35,7 +35,7 @@ from plugin.server import (
 )
 from plugin.signing import read_admin_key_file
 
-ENV = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
+ENV = CREDENTIALS_ENV
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -58,14 +58,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def credentials(environ: Mapping[str, str]) -> Credentials:
-    missing = [name for name in ENV if not environ.get(name)]
-    if missing:
-        raise ValueError(f"set {', '.join(missing)} (the club's LiveKit server and API key)")
-    return Credentials(
-        url=environ["LIVEKIT_URL"],
-        api_key=environ["LIVEKIT_API_KEY"],
-        api_secret=environ["LIVEKIT_API_SECRET"],
-    )
+    return credentials_from(environ)
 
 
 @contextlib.asynccontextmanager

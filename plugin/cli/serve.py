@@ -1,64 +1,47 @@
 """`autohost serve`: run the server with its tables and the SQLite event log.
 
-    autohost serve [--host 127.0.0.1] [--port 8000] [--db var/autohost.db] [--admin-key K]
+    autohost serve [--config FILE] [--host 127.0.0.1] [--port 8000] [--db var/autohost.db]
                    [--base-url URL] [--room embedded|livekit|none] [--no-voice]
+                   [--admin-key-file F] [--tls-cert PEM --tls-key PEM] [--proxy-trusted ADDR]
+                   [--ice-stun URL] [--ice-turn URL --ice-turn-secret-file F]
+                   [--rtc-udp-ports LOW-HIGH] ...
 
-With the embedded room (the default) every table gets its WebRTC room, the voice in its
-language, the player and host pages and the video mesh; `--room livekit` puts every table
-in its own room of a club's LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY and
-LIVEKIT_API_SECRET from the environment; the room a table names, else autohost-<id>), with
-one bot per table and one /livekit/webhook for all; `--room none` serves the control
-protocol only.
+Every setting can be given in a TOML file (`--config`, see config/server.example.toml and
+docs/deploy.md); a flag wins over the file. With the embedded room (the default) every
+table gets its WebRTC room, the voice in its language, the player and host pages and the
+video mesh; `--room livekit` puts every table in its own room of a club's LiveKit server
+(LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET from the environment; the room a
+table names, else autohost-<id>), with one bot per table and one /livekit/webhook for
+all; `--room none` serves the control protocol only. The admin key is never a flag (every
+local user sees a process's arguments): a file, or $AUTOHOST_ADMIN_KEY.
 
 Prints the listening URL once the tables are replayed and the socket is open. SIGTERM and
-SIGINT stop it cleanly: every table's microphones given back, the log checkpointed.
+SIGINT stop it cleanly: every table's microphones given back, the log checkpointed. A bad
+configuration exits with status 2 and says what is wrong.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
-from plugin.server import DEFAULT_DB, PortInUse, ServerOptions, run, run_until_signalled
+from plugin.server import PortInUse, run, run_until_signalled
+from plugin.server.config import ConfigError, add_flags, merged, options_from
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="autohost serve", description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    parser.add_argument("--db", type=Path, default=DEFAULT_DB, help="the SQLite event log")
-    parser.add_argument("--admin-key", default=None, help="default: $AUTOHOST_ADMIN_KEY or "
-                        "the file <db>.admin-key (created once)")  # fmt: skip
-    parser.add_argument("--base-url", default=None, help="links' base (default: listen URL)")
-    parser.add_argument("--room", choices=("embedded", "livekit", "none"), default="embedded")
-    parser.add_argument("--no-voice", action="store_true", help="the host stays silent")
+    add_flags(parser)
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    livekit = None
-    if args.room == "livekit":
-        from plugin.cli.livekit import credentials
-        from plugin.server import LiveKitOptions
-
-        try:
-            livekit = LiveKitOptions(credentials=credentials(os.environ))
-        except ValueError as error:
-            print(f"autohost serve: {error}", file=sys.stderr)
-            return 2
-    options = ServerOptions(
-        host=args.host,
-        port=args.port,
-        db=args.db,
-        admin_key=args.admin_key,
-        base_url=args.base_url,
-        media=args.room,
-        voice=not args.no_voice,
-        livekit=livekit,
-    )
+    try:
+        options = options_from(merged(args))
+    except ConfigError as error:
+        print(f"autohost serve: {error}", file=sys.stderr)
+        return 2
     try:
         return run_until_signalled(lambda: run(options), name="autohost")
     except PortInUse as error:

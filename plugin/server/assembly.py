@@ -19,6 +19,7 @@ from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
 from plugin.signing import load_admin_key
 from plugin.web.app import Server, ServerConfig, create_app
+from plugin.web.ice import server_ice_routes
 
 from .embedded import EmbeddedTables, embedded_routes
 from .http import Listening, listening, wait_stopped
@@ -49,12 +50,25 @@ def build(options: ServerOptions) -> Hosting:
     routes: Sequence[BaseRoute | Callable[[Server], Sequence[BaseRoute]]] = ()
     tables: EmbeddedTables | LiveKitTables | None = None
     if options.media == "embedded":
-        from plugin.rooms.embedded.ice import use_host_and_loopback_ice
+        from plugin.rooms.embedded.ice import (
+            rtc_ice_servers,
+            use_host_and_loopback_ice,
+            use_udp_port_range,
+        )
 
         use_host_and_loopback_ice()
-        tables = EmbeddedTables(table_id=options.voiced_table, voice=options.voice)
+        if options.udp_ports is not None:
+            use_udp_port_range(*options.udp_ports)
+        ice = options.ice
+        tables = EmbeddedTables(
+            table_id=options.voiced_table,
+            voice=options.voice,
+            ice_servers=(lambda: rtc_ice_servers(ice.servers("server")))
+            if ice.stun or ice.turn
+            else None,
+        )
         room_factory, voice_factory = tables.room, tables.voice
-        routes = embedded_routes(tables)
+        routes = (*embedded_routes(tables), server_ice_routes(ice))
     elif options.media == "livekit":
         from .livekit import LiveKitTables
 
@@ -74,7 +88,7 @@ def build(options: ServerOptions) -> Hosting:
     config = ServerConfig(
         db_path=options.db,
         admin_key=load_admin_key(options.db, options.admin_key),
-        base_url=options.base_url or f"http://{options.host}:{options.port}",
+        base_url=options.base_url or f"{options.scheme}://{options.host}:{options.port}",
         secret=options.secret,
         clock=options.clock,
         room_factory=room_factory,
@@ -94,7 +108,14 @@ async def run(
     listens, exited as soon as it is asked to stop), then shut down gracefully (every
     table's microphones given back, the log flushed)."""
     hosting = build(options)
-    async with listening(hosting.app, host=options.host, port=options.port) as where:
+    tls = (options.tls_cert, options.tls_key) if options.tls_cert and options.tls_key else None
+    async with listening(
+        hosting.app,
+        host=options.host,
+        port=options.port,
+        tls=tls,
+        trusted_proxies=options.trusted_proxies,
+    ) as where:
         if options.base_url is None:  # links carry the port actually picked
             hosting.server.config = replace(hosting.server.config, base_url=where.url)
         print(f"{name}: listening on {where.url} (db {options.db})", flush=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from aiortc import RTCIceServer
 from starlette.routing import BaseRoute
 
 from plugin.host.ports import RoomBackend, Voice
@@ -27,9 +28,16 @@ class EmbeddedTables:
     `voice()` hands the announcer over.
     """
 
-    def __init__(self, *, table_id: str | None = None, voice: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        table_id: str | None = None,
+        voice: bool = True,
+        ice_servers: Callable[[], Sequence[RTCIceServer]] | None = None,
+    ) -> None:
         self.table_id = table_id
         self.voice_on = voice
+        self.ice_servers = ice_servers  # every server-side peer's STUN/TURN servers
         self.rooms: dict[str, EmbeddedRoom] = {}
         self._voices: dict[str, Voice] = {}
 
@@ -38,7 +46,9 @@ class EmbeddedTables:
             return SilentRoom()
         announcer = Announcer(settings.language, enabled=self.voice_on, pack=settings.voice_pack)
         self._voices[table_id] = announcer
-        room = EmbeddedRoom(seats=settings.seats, bot_audio=announcer.pcm_frames())
+        room = EmbeddedRoom(
+            seats=settings.seats, bot_audio=announcer.pcm_frames(), ice_servers=self.ice_servers
+        )
         self.rooms[table_id] = room
         return room
 

@@ -8,8 +8,9 @@ import asyncio
 import contextlib
 import signal
 import socket
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import uvicorn
@@ -63,10 +64,11 @@ class Listening:
     host: str
     port: int
     server: uvicorn.Server
+    scheme: str = "http"  # "https" when this process serves TLS itself
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{self.scheme}://{self.host}:{self.port}"
 
     @property
     def stopping(self) -> bool:
@@ -83,6 +85,8 @@ async def listening(
     host: str = "127.0.0.1",
     port: int = 0,
     lifespan: Literal["auto", "on", "off"] = "on",
+    tls: tuple[Path, Path] | None = None,
+    trusted_proxies: Sequence[str] = (),
 ) -> AsyncIterator[Listening]:
     """Serve `app` with uvicorn in this event loop while the block runs (port 0: a free one).
 
@@ -90,7 +94,16 @@ async def listening(
     it; a port already in use raises PortInUse at once. uvicorn's own handling of SIGINT and
     SIGTERM applies: it stops serving (the lifespan closes every table), and the block ends
     when `wait_stopped` returns or the block exits.
+
+    `tls`: (certificate, key) PEM files: serve HTTPS (and WSS) directly. `trusted_proxies`:
+    the reverse proxies whose X-Forwarded-Proto/-For are believed (the client's scheme and
+    address then come from them); none by default, so a client cannot claim another
+    address or scheme.
     """
+    if tls is not None:
+        for path in tls:
+            if not path.is_file():
+                raise FileNotFoundError(f"TLS file not found: {path}")
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -108,6 +121,10 @@ async def listening(
         # (bench/vote_latency.py profile, 600 clients), more than the bytes are worth.
         ws_per_message_deflate=False,
         timeout_graceful_shutdown=int(SHUTDOWN_SECONDS),
+        ssl_certfile=str(tls[0]) if tls else None,
+        ssl_keyfile=str(tls[1]) if tls else None,
+        proxy_headers=bool(trusted_proxies),
+        forwarded_allow_ips=list(trusted_proxies) or None,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="uvicorn")
@@ -117,7 +134,8 @@ async def listening(
                 task.result()  # raises the startup error
                 raise RuntimeError("the server stopped while starting")
             await asyncio.sleep(0.01)
-        yield Listening(host, int(sock.getsockname()[1]), server)
+        port = int(sock.getsockname()[1])
+        yield Listening(host, port, server, scheme="https" if tls else "http")
     finally:
         server.should_exit = True
         await task

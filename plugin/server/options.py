@@ -3,9 +3,11 @@ mode and the demo are the same server with different options."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from plugin.web.ice import IceSettings
 
 if TYPE_CHECKING:  # an embedded server never loads the LiveKit SDK
     from plugin.host.ports import Clock
@@ -43,7 +45,27 @@ class ServerOptions:
     voiced_table: str | None = None  # embedded: only this table gets a room and a voice
     secret: bytes | None = None  # default: $AUTOHOST_SECRET or the file beside the db
     clock: Clock | None = None  # default: the event loop's
+    # HTTPS served by this process: both files, or neither (plain HTTP, or a proxy's TLS).
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    # Behind a reverse proxy: the proxies' addresses whose X-Forwarded-For/-Proto are
+    # believed (uvicorn's forwarded_allow_ips; "*" for any). Empty: no forwarded headers.
+    trusted_proxies: tuple[str, ...] = ()
+    ice: IceSettings = field(
+        default_factory=IceSettings
+    )  # STUN/TURN for every page and server-side peer
+    udp_ports: tuple[int, int] | None = None  # the server's WebRTC peers' UDP ports
 
     def __post_init__(self) -> None:
         if (self.media == "livekit") != (self.livekit is not None):
             raise ValueError("LiveKit options go with media='livekit', and only with it")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("TLS needs both the certificate and its key")
+        if self.udp_ports is not None:
+            low, high = self.udp_ports
+            if not 1024 <= low <= high <= 65535:
+                raise ValueError(f"the UDP port range must lie in 1024-65535: {low}-{high}")
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.tls_cert else "http"

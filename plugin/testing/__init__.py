@@ -23,6 +23,11 @@ Imported by module, because they pull in what most tests do not need:
 - `plugin.testing.livekit_contract`: `ContractServer`, a loopback stand-in for LiveKit's
   RoomService that injects faults on demand.
 - `plugin.testing.tones`: `tone_frames`, a sine tone as the voice's 20 ms PCM frames.
+- `plugin.testing.coturn`: the real coturn with a shared secret (`running_coturn`).
+- `plugin.testing.call`: a table's call (audio room with a switchable bot, video mesh,
+  /api/ice) on any address, HTTP or HTTPS, its page, and `selected_pairs` (getStats).
+- `plugin.testing.certs`: `self_signed(folder, name)`, a TLS certificate for a test name.
+- `plugin.testing.netns`: network namespaces with NAT (nftables) and Chromium inside them.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 STATIC_VIDEO = ROOT / "plugin" / "web" / "static" / "video"
 STATIC_SOCKET = ROOT / "plugin" / "web" / "static" / "socket"  # video.js's signalling uses it
+STATIC_EMBEDDED = ROOT / "plugin" / "web" / "static" / "embedded"  # video.js's ICE config (ice.js)
 ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
 GROWN = 5  # frames: more than a frame in flight when a sender stops
 FAKE_CAMERA_FPS = 20  # Chromium's --use-fake-device-for-media-stream camera at most
@@ -58,6 +59,7 @@ async def site(tmp_path: Path, browser: Browser) -> AsyncIterator[Site]:
             video_routes,
             Mount("/static/video", StaticFiles(directory=STATIC_VIDEO), name="video-static"),
             Mount("/static/socket", StaticFiles(directory=STATIC_SOCKET), name="socket-static"),
+            Mount("/static/embedded", StaticFiles(directory=STATIC_EMBEDDED), name="ice-static"),
         ],
     )
     app = create_app(config)

@@ -22,11 +22,11 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCConfiguration, RTCIceServer, RTCPeerConnection, RTCSessionDescription
 
 from plugin.host.ports import PresenceCallback
 
@@ -51,7 +51,9 @@ class EmbeddedRoom:
     audio track (voice.announcer.Announcer.pcm_frames() / .track()). `ice_loopback_only`:
     gather only 127.0.0.1 (process-wide, see .ice): tests, CI, a machine with no network;
     a browser then needs --allow-loopback-in-peer-connection. Off, aiortc offers the
-    machine's own addresses, which is what browsers on a LAN need.
+    machine's own addresses, which is what browsers on a LAN need. `ice_servers`: called
+    for every new peer, the STUN/TURN servers its connection may use (TURN credentials
+    are short-lived, hence a callable); none by default.
     """
 
     def __init__(
@@ -60,12 +62,14 @@ class EmbeddedRoom:
         seats: int = 12,
         bot_audio: BotAudio | None = None,
         ice_loopback_only: bool = False,
+        ice_servers: Callable[[], Sequence[RTCIceServer]] | None = None,
     ) -> None:
         if seats < 1:
             raise ValueError(f"a room needs at least one seat, not {seats}")
         self.seats = seats
         self._bot = BotVoice(bot_audio) if bot_audio is not None else None
         self._ice_loopback_only = ice_loopback_only
+        self._ice_servers = ice_servers
         self._speakers: frozenset[int] = frozenset()
         self._released = False
         self._peers: dict[Seat, Peer] = {}
@@ -151,9 +155,10 @@ class EmbeddedRoom:
         if self._mixer is None or self._stopping:
             raise RuntimeError("the room is not running")
 
-        # No STUN/TURN: this network reaches none, and aiortc would otherwise fall back to
-        # a public STUN server (FIELD-NOTES).
-        pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+        # Only the configured STUN/TURN servers, never none: without a list aiortc falls
+        # back to a public STUN server (FIELD-NOTES).
+        servers = list(self._ice_servers()) if self._ice_servers else []
+        pc = RTCPeerConnection(RTCConfiguration(iceServers=servers))
         peer = Peer(seat, pc, lambda: self._allowed(seat))
         pc.on("track", peer.read)
         pc.on("connectionstatechange", lambda: self._on_state(peer))  # sync handler

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,6 +54,22 @@ class Credentials:
         for name in ("url", "api_key", "api_secret"):
             if not getattr(self, name):
                 raise ValueError(f"LiveKit {name} is required")
+
+
+CREDENTIALS_ENV = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
+
+
+def credentials_from(environ: Mapping[str, str]) -> Credentials:
+    """The club's LiveKit server and API key from the environment (ValueError naming what
+    is missing): a secret stays out of the command line."""
+    missing = [name for name in CREDENTIALS_ENV if not environ.get(name)]
+    if missing:
+        raise ValueError(f"set {', '.join(missing)} (the club's LiveKit server and API key)")
+    return Credentials(
+        url=environ["LIVEKIT_URL"],
+        api_key=environ["LIVEKIT_API_KEY"],
+        api_secret=environ["LIVEKIT_API_SECRET"],
+    )
 
 
 def _sign(

@@ -5,8 +5,11 @@
 // heard: setSending(false) only saves CPU and bandwidth while this seat may not speak;
 // a page that keeps sending is still not forwarded.
 //
-// No STUN or TURN servers (iceServers: []): the server is reached directly; aiortc does
-// not trickle, so the offer is sent once ICE gathering is complete.
+// The STUN and TURN servers come from the server (ice.js: `POST /api/ice` with the token,
+// TURN credentials minted for this page); a server that has none is reached directly.
+// aiortc does not trickle, so the offer is sent once ICE gathering is complete.
+
+import { iceConfiguration, iceUrlBeside } from "./ice.js";
 
 const GATHERING_TIMEOUT_MS = 5000;
 
@@ -32,8 +35,9 @@ function gatheringComplete(pc) {
  * Join the table's audio room.
  * @param {string} signalUrl  e.g. "/rtc/<table_id>/offer"
  * @param {string} token      the signed token of this page's seat (or of the host)
- * @param {{microphone?: MediaStream}} [options]  a microphone stream to send instead of
- *   asking getUserMedia for one
+ * @param {{microphone?: MediaStream, ice?: RTCConfiguration}} [options]  a microphone
+ *   stream to send instead of asking getUserMedia for one; an ICE configuration instead
+ *   of the server's (`POST <base>/api/ice`)
  * @returns {Promise<{pc: RTCPeerConnection, remoteStream: MediaStream,
  *   setSending: (on: boolean) => Promise<void>, close: () => void}>}
  */
@@ -47,7 +51,8 @@ export async function connect(signalUrl, token, options = {}) {
   const micTrack = microphone.getAudioTracks()[0];
   if (!micTrack) throw new Error("no microphone track");
 
-  const pc = new RTCPeerConnection({ iceServers: [] });
+  const ice = options.ice ?? (await iceConfiguration(iceUrlBeside(signalUrl, 3), token));
+  const pc = new RTCPeerConnection(ice);
   const remoteStream = new MediaStream();
   pc.addEventListener("track", (event) => remoteStream.addTrack(event.track));
   const transceiver = pc.addTransceiver(micTrack, { direction: "sendrecv", streams: [microphone] });

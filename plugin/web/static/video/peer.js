@@ -1,7 +1,8 @@
 // One peer of the video mesh: the RTCPeerConnection to one other page, its perfect
 // negotiation, its sender's limits, the night rule on what it sends, and its tile.
 // The mesh (video.js) owns the peers; `mesh` gives a peer: me, localTrack, localStream,
-// quality, connectTimeoutMs, tileFor, sees(who), send(message), rebuild(peer).
+// quality, connectTimeoutMs, tileFor, ice (an RTCConfiguration), sees(who), send(message),
+// rebuild(peer).
 
 import { isPolite } from "./link.js";
 import { peerTileState, setTile } from "./tile.js";
@@ -29,8 +30,8 @@ export class Peer {
     this.frames = 0; // framesDecoded at the last poll
     this.flowing = false;
     this.started = performance.now();
-    // A closed network: no STUN or TURN, host candidates only (FIELD-NOTES).
-    this.pc = new RTCPeerConnection({ iceServers: [] });
+    // The server's STUN/TURN servers (embedded/ice.js); none: host candidates only.
+    this.pc = new RTCPeerConnection(mesh.ice ?? { iceServers: [] });
     if (mesh.localTrack) {
       this.sender = this.pc.addTrack(mesh.localTrack, mesh.localStream);
       this.limit();

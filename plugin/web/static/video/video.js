@@ -22,6 +22,7 @@
 //   so this side rebuilds too; a lower one is stale and dropped. A server `conn` number
 //   that changes means the other page reloaded.
 
+import { iceConfiguration, iceUrlBeside } from "../embedded/ice.js";
 import { sees, sightOf } from "./link.js";
 import { Peer } from "./peer.js";
 import { openSignalling } from "./signalling.js";
@@ -57,9 +58,11 @@ export async function startVideo({
       console.warn("video: no camera, receiving only", error);
     }
   }
-  const mesh = new Mesh({ seat, tileFor, quality: q, connectTimeoutMs, localStream });
+  const url = signallingUrl(wsUrl);
+  const ice = await iceConfiguration(iceUrlBeside(url, 1), token);
+  const mesh = new Mesh({ seat, tileFor, quality: q, connectTimeoutMs, localStream, ice });
   if (view) mesh.update(view);
-  await mesh.connect(signallingUrl(wsUrl), token);
+  await mesh.connect(url, token);
   return mesh.api();
 }
 
@@ -69,8 +72,9 @@ function signallingUrl(wsUrl) {
 }
 
 class Mesh {
-  constructor({ seat, tileFor, quality, connectTimeoutMs, localStream }) {
+  constructor({ seat, tileFor, quality, connectTimeoutMs, localStream, ice }) {
     this.me = seat;
+    this.ice = ice; // every peer's RTCConfiguration: the server's STUN/TURN servers
     this.tileFor = tileFor;
     this.quality = quality;
     this.connectTimeoutMs = connectTimeoutMs;
@@ -228,6 +232,7 @@ class Mesh {
       peers: () => Object.fromEntries(
         [...this.peers].map(([seat, peer]) => [seat, peer.pc.connectionState])),
       errors: () => [...this.errors],
+      connections: () => Object.fromEntries([...this.peers].map(([seat, peer]) => [seat, peer.pc])),
       debug: () => Object.fromEntries([...this.peers].map(([seat, peer]) => [seat, {
         connection: peer.pc.connectionState, gen: peer.gen, remoteGen: peer.remoteGen,
         signaling: peer.pc.signalingState, ice: peer.pc.iceConnectionState,

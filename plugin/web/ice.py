@@ -1,0 +1,134 @@
+"""The ICE servers a page uses, and `POST /api/ice`, which hands them to the page.
+
+A page behind a home router needs STUN to learn its public address and TURN when its NAT
+allows no hole punching. TURN credentials are short-lived and minted per request from the
+TURN server's shared secret, in coturn's REST API scheme (`use-auth-secret`):
+
+    username = "<unix expiry>:<who>"      password = base64(HMAC-SHA1(secret, username))
+
+so the TURN server checks them with the secret alone, and nothing long-lived reaches a
+page. The route wants the page's own token in `Authorization: Bearer ...` (as
+`/rtc/{table}/offer` does): no page source holds a credential and no URL or log line does.
+
+    POST /api/ice   Authorization: Bearer <token>
+    -> 200 {"iceServers": [{"urls": [...]}, {"urls": [...], "username", "credential"}],
+            "iceTransportPolicy": "all" | "relay"}
+    -> 401 {"error": "forbidden", ...} without a token this server accepts
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from plugin.signing import TokenError
+
+if TYPE_CHECKING:
+    from .app import Server
+
+Policy = Literal["all", "relay"]
+DEFAULT_TURN_TTL = 6 * 3600  # seconds: one club evening, and no more
+
+
+def turn_credentials(secret: bytes, who: str, *, ttl: int, now: float) -> tuple[str, str]:
+    """(username, password) for the TURN REST API: valid until now + ttl."""
+    username = f"{int(now) + ttl}:{who}"
+    digest = hmac.new(secret, username.encode(), hashlib.sha1).digest()
+    return username, base64.b64encode(digest).decode()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IceSettings:
+    """STUN and TURN servers for every page and every server-side peer.
+
+    `stun`, `turn`: URLs as WebRTC spells them (`stun:host:3478`,
+    `turn:host:3478?transport=udp`, `turns:host:5349?transport=tcp`). `turn_secret`: the
+    TURN server's `static-auth-secret`. `policy`: "relay" forces every connection through
+    TURN (tests; a club that must hide players' addresses from each other).
+    """
+
+    stun: tuple[str, ...] = ()
+    turn: tuple[str, ...] = ()
+    turn_secret: bytes | None = None
+    turn_ttl: int = DEFAULT_TURN_TTL
+    policy: Policy = "all"
+
+    def __post_init__(self) -> None:
+        if self.turn and not self.turn_secret:
+            raise ValueError("TURN servers need the TURN shared secret (turn_secret)")
+        if self.turn_ttl < 60:
+            raise ValueError(f"turn_ttl is at least 60 seconds, not {self.turn_ttl}")
+        if self.policy not in ("all", "relay"):
+            raise ValueError(f"policy is 'all' or 'relay', not {self.policy!r}")
+        for url in (*self.stun, *self.turn):
+            scheme = url.split(":", 1)[0]
+            wanted = ("stun", "stuns") if url in self.stun else ("turn", "turns")
+            if scheme not in wanted or ":" not in url:
+                raise ValueError(f"not a {wanted[0].upper()} URL: {url!r}")
+
+    def servers(self, who: str, *, now: float | None = None) -> list[dict[str, Any]]:
+        """The RTCIceServer entries for `who` (a seat, or the server), TURN credentials
+        freshly minted."""
+        entries: list[dict[str, Any]] = []
+        if self.stun:
+            entries.append({"urls": list(self.stun)})
+        if self.turn:
+            assert self.turn_secret is not None  # __post_init__
+            moment = time.time() if now is None else now
+            username, password = turn_credentials(
+                self.turn_secret, who, ttl=self.turn_ttl, now=moment
+            )
+            entries.append({"urls": list(self.turn), "username": username, "credential": password})
+        return entries
+
+    def configuration(self, who: str, *, now: float | None = None) -> dict[str, Any]:
+        """An RTCConfiguration for a browser page."""
+        return {"iceServers": self.servers(who, now=now), "iceTransportPolicy": self.policy}
+
+
+# admit(token) -> a short name for the TURN username (e.g. "t1.3"), or None if refused.
+Admit = Callable[[str], "str | Awaitable[str | None] | None"]
+
+
+def ice_routes(ice: IceSettings, admit: Admit) -> list[BaseRoute]:
+    """`POST /api/ice` for pages whose token `admit` accepts."""
+
+    async def endpoint(request: Request) -> JSONResponse:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        who = admit(token) if scheme.lower() == "bearer" and token else None
+        if inspect.isawaitable(who):
+            who = await who
+        if who is None:
+            message = "this needs the page's token (Authorization: Bearer)"
+            return JSONResponse({"error": "forbidden", "message": message}, status_code=401)
+        return JSONResponse(ice.configuration(who), headers={"Cache-Control": "no-store"})
+
+    return [Route("/api/ice", endpoint, methods=["POST"])]
+
+
+def server_ice_routes(ice: IceSettings) -> Callable[[Server], list[BaseRoute]]:
+    """`ice_routes` for a whole server (plugin.web.app.Server): any seat's or the host's
+    current token of an open table."""
+
+    def routes(server: Server) -> list[BaseRoute]:
+        def admit(token: str) -> str | None:
+            try:
+                table = server.signer.verify(token).table
+            except TokenError:
+                return None
+            seat = server.authorize(table, token)
+            return None if seat is None else f"{table}.{seat}"
+
+        return ice_routes(ice, admit)
+
+    return routes
