@@ -8,6 +8,7 @@ the voice, from one ServerOptions; and the one way it runs (plugin.server.http).
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
+from plugin.host.log import BadLogFile, EventLog
 from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
 from plugin.signing import load_admin_key
@@ -106,7 +108,13 @@ async def run(
 ) -> int:
     """Serve until SIGTERM/SIGINT: print where, run `session` (entered once the server
     listens, exited as soon as it is asked to stop), then shut down gracefully (every
-    table's microphones given back, the log flushed)."""
+    table's microphones given back, the log flushed). A log file that is not an event log
+    (empty, damaged, another file) stops it before it listens: one line, status 2."""
+    try:
+        EventLog(options.db).close()  # opened again by the registry, once listening
+    except BadLogFile as error:
+        print(f"{name}: {error}", file=sys.stderr, flush=True)
+        return 2
     hosting = build(options)
     tls = (options.tls_cert, options.tls_key) if options.tls_cert and options.tls_key else None
     async with listening(

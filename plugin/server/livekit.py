@@ -113,8 +113,14 @@ class LiveKitTables:
         """/livekit/token, /livekit/link, /livekit/webhook and LiveKit mode's static files."""
 
         def seat_for_link(link: str) -> tuple[str, int | Literal["host"]] | None:
+            """A link of an open table, for one of its seats, of the seat's current link:
+            the same check as every other endpoint's (Server.verify)."""
             try:
-                grant = server.signer.verify(link)
+                tables = server.registry.tables if server.registry else {}
+                table = tables.get(server.signer.verify(link).table)
+                if table is None:
+                    return None
+                grant = server.verify(link, table)
             except TokenError:
                 return None
             return grant.table, grant.seat

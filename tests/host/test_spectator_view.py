@@ -15,6 +15,7 @@ from plugin.host.ports import Snapshot
 from plugin.host.settings import TableSettings
 from plugin.host.views import build_view
 from plugin.rules import apply, new_game
+from plugin.rules.events import Disqualify, Foul, PlayerLeft
 from plugin.rules.roles import BLACK
 from plugin.rules.state import GameState, Phase
 from plugin.sim.simulate import _preset, play
@@ -76,8 +77,11 @@ def test_nothing_secret_ever_reaches_a_spectator(
         assert view["you"] is None and view["video"] == {"awake": False, "peers": []}
         if state.phase is Phase.SHOT:
             alive_at_the_shot = view["alive"]
-        if state.phase in AFTER_THE_SHOT:
-            # The kill is told in the morning: a spectator sees nobody leave at night.
+        if state.phase in AFTER_THE_SHOT and alive_at_the_shot is not None:
+            # A player who leaves, is removed or disqualified at night leaves in public;
+            # the night's kill is told in the morning: nobody else leaves the view at night.
+            if isinstance(event, PlayerLeft | Foul | Disqualify):
+                alive_at_the_shot = [s for s in alive_at_the_shot if s in view["alive"]]
             assert view["alive"] == alive_at_the_shot, (step, event)
         if state.phase in (Phase.SHOT, *AFTER_THE_SHOT):
             assert view["speakers"] == [] and view["speaking"]["seats"] == []

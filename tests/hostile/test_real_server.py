@@ -12,6 +12,8 @@ import json
 import os
 import socket
 import struct
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from plugin.paths import ROOT
 from plugin.server.http import SHUTDOWN_SECONDS, WS_MAX_BYTES, WS_WRITE_BUFFER_BYTES
 from plugin.testing import ServerProcess
 
@@ -216,3 +219,30 @@ def test_no_token_reaches_the_servers_output(server: ServerProcess) -> None:
     server.stop()
     printed = "".join(server.output)
     assert token not in printed and token[:40] not in printed
+
+
+@pytest.mark.parametrize("damage", ["empty", "garbage", "truncated"])
+def test_a_log_file_that_is_not_an_event_log_is_refused_naming_it(
+    tmp_path: Path, damage: str
+) -> None:
+    """A zero-length file once started silently with no tables (every link: no such table)."""
+    db = tmp_path / "autohost.db"
+    if damage == "empty":
+        db.write_bytes(b"")
+    elif damage == "garbage":
+        db.write_bytes(os.urandom(8192))
+    else:
+        with ServerProcess(db, options=["--no-voice"]) as running:
+            for _ in range(5):
+                new_table(running)
+        db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
+    before = db.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "plugin.cli", "serve", "--port", "0", "--db", str(db), "--no-voice"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(db) in lines[0], done.stderr
+    assert "Traceback" not in done.stderr and "listening" not in done.stdout
+    assert db.read_bytes() == before  # refused, not "repaired"

@@ -238,15 +238,18 @@ def test_voice_pack_round_trips_and_old_records_still_load() -> None:
 
 
 async def test_the_livekit_server_gives_a_table_its_pack(packs: Path) -> None:
+    from plugin.rooms.livekit.botroom import VoiceOnDemand
     from plugin.rooms.livekit.tokens import Credentials
     from plugin.server.livekit import LiveKitTables
 
     creds = Credentials(url="http://127.0.0.1:9", api_key="devkey", api_secret="s" * 32)
-    tables = LiveKitTables(creds, "t1", "room-1")
+    tables = LiveKitTables(creds, only="t1", rooms={"t1": "room-1"})
     settings = TableSettings.from_record({"language": "uk", "voice_pack": "club"})
     room = tables.room("t1", settings)  # connects nothing until the table starts
     try:
-        voice = tables.voice("t1", settings)
+        wrapped = tables.voice("t1", settings)  # the bot plays it from its first phrase on
+        assert isinstance(wrapped, VoiceOnDemand)
+        voice = wrapped.voice
         assert isinstance(voice, Announcer)
         assert voice.pack is not None and voice.pack.path == packs / "club"
     finally:

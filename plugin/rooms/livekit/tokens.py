@@ -11,7 +11,6 @@ in, so this module does not depend on it).
 from __future__ import annotations
 
 import datetime
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -22,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from plugin.bodies import BadBody, decode_json, read_body
 from plugin.rooms.livekit.proof import host_attributes
 from plugin.rooms.livekit.seats import (
     BOT_IDENTITY,
@@ -56,6 +56,7 @@ class Credentials:
                 raise ValueError(f"LiveKit {name} is required")
 
 
+MAX_BODY_BYTES = 16 * 1024  # {"link": token} or {"token": a LiveKit token}: under 2 KiB
 CREDENTIALS_ENV = ("LIVEKIT_URL", "LIVEKIT_API_KEY", "LIVEKIT_API_SECRET")
 
 
@@ -228,9 +229,10 @@ def token_route(
 async def _string_field(request: Request, name: str, expected: str) -> str | JSONResponse:
     """The non-empty string `name` of the request's JSON body, or the refusal to answer."""
     try:
-        body = json.loads(await request.body())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return _refuse(400, "malformed", "the body must be JSON")
+        body = decode_json(await read_body(request, MAX_BODY_BYTES))
+    except BadBody as refusal:
+        code = "too_large" if refusal.status == 413 else "malformed"
+        return _refuse(refusal.status, code, refusal.message)
     value = body.get(name) if isinstance(body, dict) else None
     if not isinstance(value, str) or not value:
         return _refuse(400, "malformed", expected)

@@ -25,6 +25,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from plugin.bodies import BadBody, read_body
+
+MAX_WEBHOOK_BYTES = 64 * 1024  # a LiveKit event is a few KiB
+
 log = logging.getLogger(__name__)
 
 LEFT_EVENTS = frozenset({"participant_left", "participant_connection_aborted"})
@@ -84,8 +88,10 @@ def webhook_route(
         if not auth:
             return _refuse(401, "missing Authorization")
         try:
-            raw = await request.body()
+            raw = await read_body(request, MAX_WEBHOOK_BYTES)
             event = receiver.receive(raw.decode(), auth)
+        except BadBody as refusal:
+            return _refuse(refusal.status, refusal.message)
         except (ParseError, UnicodeDecodeError) as error:
             return _refuse(400, f"malformed event: {error}")
         except Exception as error:  # signature, expiry or body hash: WebhookReceiver's errors
