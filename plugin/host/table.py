@@ -40,8 +40,8 @@ from .commands import (
 )
 from .countdown import Countdown
 from .game import is_event_record, new_game, replay
-from .log import ClockRow, EventLog, LogUnavailable
-from .ports import Clock, Hub, RoomBackend, Snapshot, Voice
+from .log import ClockRow, LogUnavailable
+from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
 from .settings import TableSettings
 
 logger = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ class Table:
         table_id: str,
         settings: TableSettings,
         *,
-        log: EventLog,
+        log: Log,
         clock: Clock,
         room: RoomBackend,
         voice: Voice,
