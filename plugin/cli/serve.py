@@ -1,6 +1,7 @@
 """`autohost serve`: run the server with its tables and the SQLite event log.
 
-    autohost serve [--host 127.0.0.1] [--port 8000] [--db var/autohost.db] [--admin-key K]
+    autohost serve [--host 127.0.0.1] [--port 8000] [--db var/autohost.db|postgresql://...]
+                   [--admin-key K]
                    [--base-url URL] [--room embedded|none] [--no-voice]
 
 With the embedded room (the default) every table gets its WebRTC room, the voice in its
@@ -17,6 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from plugin.eventlog import is_url
 from plugin.server import DEFAULT_DB, PortInUse, ServerOptions, run, run_until_signalled
 
 
@@ -24,7 +26,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="autohost serve", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    parser.add_argument("--db", type=Path, default=DEFAULT_DB, help="the SQLite event log")
+    parser.add_argument("--db", default=str(DEFAULT_DB), help="the SQLite event log, or a "
+                        "postgresql:// URL shared by several servers")  # fmt: skip
     parser.add_argument("--admin-key", default=None, help="default: $AUTOHOST_ADMIN_KEY or "
                         "the file <db>.admin-key (created once)")  # fmt: skip
     parser.add_argument("--base-url", default=None, help="links' base (default: listen URL)")
@@ -38,7 +41,7 @@ def main(argv: list[str]) -> int:
     options = ServerOptions(
         host=args.host,
         port=args.port,
-        db=args.db,
+        db=args.db if is_url(args.db) else Path(args.db),
         admin_key=args.admin_key,
         base_url=args.base_url,
         media=args.room,

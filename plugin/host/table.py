@@ -124,8 +124,9 @@ class Table:
         self._worker = asyncio.create_task(self._run(), name=f"table {self.id}")
         await self._publish()
 
-    async def stop(self) -> None:
-        """Finish the input being handled, save the timer, give every microphone back."""
+    async def stop(self, *, hand_off: bool = False) -> None:
+        """Finish the input being handled, save the timer, give every microphone back
+        (hand_off: keep them as they are, another server hosts the table now)."""
         self._stopped = True
         if self._worker is not None:
             self._worker.cancel()
@@ -139,7 +140,8 @@ class Table:
                 )
         self.save_clock(force=True)
         self.countdown.stop()
-        await self._release()
+        if not hand_off:
+            await self._release()
         await self._safely(self.room.stop())
         await self._safely(self.voice.stop())
 

@@ -34,7 +34,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, Command
 from plugin.host.log import LogUnavailable
-from plugin.host.ports import Clock
+from plugin.host.ports import Clock, Log
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
@@ -68,6 +68,7 @@ CLOSE_TOO_MANY = 4429
 class ServerConfig:
     db_path: Path
     admin_key: str
+    log: Callable[[], Log] | None = None  # default: the SQLite log at db_path
     base_url: str = "http://127.0.0.1:8000"
     secret: bytes | None = None  # default: $AUTOHOST_SECRET or the file beside the db
     clock: Clock | None = None
@@ -171,7 +172,7 @@ def create_app(config: ServerConfig) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         registry = Registry(
-            config.db_path,
+            config.log() if config.log is not None else config.db_path,
             hub=server.hub,
             clock=config.clock,
             room_factory=config.room_factory,
@@ -361,9 +362,10 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
         registry = server.registry
         if request.method == "GET":
             listed: list[dict[str, Any]] = [
-                {"id": t.id, "phase": _phase(t), "over": bool(t.state.over)}
+                {"id": t.id, "phase": _phase(t), "over": bool(t.state.over),
+                 "owner": registry.log.owner}
                 for t in registry.tables.values()
-            ]
+            ]  # fmt: skip
             listed += [{"id": i, "broken": why} for i, why in registry.broken.items()]
             return JSONResponse(listed)
         try:

@@ -11,10 +11,12 @@ LIVEKIT_BIN_DIR="$ROOT/.cache/bin"
 say() { printf '[setup] %s\n' "$*" >&2; }
 
 ensure_debian_packages() {
-  # Packages the real parts need: espeak-ng (speech), chromium (browser tests).
+  # Packages the real parts need: espeak-ng (speech), chromium (browser tests),
+  # postgresql (the shared event log; its programs live in /usr/lib/postgresql/*/bin).
   local missing=()
   command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
   [ -x /usr/bin/chromium ] || missing+=(chromium)
+  compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing Debian packages: ${missing[*]}"
