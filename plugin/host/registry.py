@@ -45,6 +45,7 @@ RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
 CLOCK_SAVE_SECONDS = 1.0
 HEARTBEAT_SECONDS = 1.0  # a shared log's leases are renewed this often (they last 3 s)
+CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
 
 
@@ -214,22 +215,26 @@ class Registry:
     # --- leases (a shared log) -----------------------------------------------------------
 
     async def _keep_leases(self) -> None:
-        """Every second: renew the leases of the open tables, drop those lost, claim those
-        nobody holds. Late by a whole lease (paused, cut off): drop everything first."""
+        """Every second renew the leases of the open tables and drop those lost; four times
+        a second claim those nobody holds (a dead server's tables wait for no more than
+        what was left of its lease). Late by a whole lease (paused, cut off from the
+        database): drop everything first, others may have claimed it meanwhile."""
         lease = float(getattr(self.log, "lease", 3.0))
-        renewed = time.monotonic()
+        renewed = sent = time.monotonic()
         while True:
-            await asyncio.sleep(self._heartbeat_every)
-            if time.monotonic() - renewed > lease and self.tables:
-                logger.warning("no heartbeat for %.1f s: dropping every table", lease)
+            await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
+            now = time.monotonic()
+            if now - renewed > lease and self.tables:
+                logger.warning("no heartbeat for %.1f s: dropping every table", now - renewed)
                 for table_id in list(self.tables):
                     await self._drop(table_id, "its lease may have run out")
-            sent = time.monotonic()
             try:
-                lost = await self.log.renew(list(self.tables))
-                renewed = sent
-                for table_id in lost:
-                    await self._drop(table_id, "another server took its lease")
+                if now - sent >= self._heartbeat_every:
+                    sent = now
+                    lost = await self.log.renew(list(self.tables))
+                    renewed = sent
+                    for table_id in lost:
+                        await self._drop(table_id, "another server took its lease")
                 await self._claim_unowned()
             except LogUnavailable as failure:
                 logger.error("leases: %s", failure)
