@@ -89,6 +89,9 @@ class Registry:
         self._heartbeat_every = heartbeat
         self._heartbeat: asyncio.Task[None] | None = None
         self._dropping: set[asyncio.Task[None]] = set()
+        # Called with a table's id once it is dropped here (the web app closes its
+        # sockets, so its widgets reconnect and find the server that hosts it now).
+        self.on_drop: Callable[[str], None] = lambda table_id: None
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
@@ -274,6 +277,7 @@ class Registry:
             await table.stop(hand_off=True)
         except Exception:
             logger.exception("table %s: stop failed", table_id)
+        self.on_drop(table_id)
 
     async def _save_clocks(self) -> None:
         while True:

@@ -62,6 +62,7 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN_ORIGIN = 4403
 CLOSE_NO_TABLE = 4404
 CLOSE_TOO_MANY = 4429
+CLOSE_ELSEWHERE = 1013  # "try again later": another server hosts the table (PostgreSQL log)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +151,8 @@ class Server:
             return "table_broken", f"table {table_id!r} could not be opened; the host is told"
         if registry is not None and registry.log.is_archived(table_id):
             return "table_archived", f"table {table_id!r} has ended; its protocol is kept"
+        if registry is not None and registry.log.shared and registry.log.table_settings(table_id):
+            return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
 
     def room_for(self, table_id: str) -> Any:
@@ -178,6 +181,9 @@ def create_app(config: ServerConfig) -> Starlette:
             room_factory=config.room_factory,
             voice_factory=config.voice_factory,
             max_tables=config.max_tables,
+        )
+        registry.on_drop = lambda table_id: server.hub.close_table(
+            table_id, "table_moved", "another server hosts this table now: reconnect"
         )
         await registry.start()
         server.registry = registry
@@ -255,7 +261,8 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         table = await server.table(grant.table)
         if table is None:
             code, message = server.missing(grant.table)
-            await _refuse(websocket, code, message, CLOSE_NO_TABLE)
+            close = CLOSE_ELSEWHERE if code == "table_elsewhere" else CLOSE_NO_TABLE
+            await _refuse(websocket, code, message, close)
             return
         try:
             grant = server.verify(token, table)
