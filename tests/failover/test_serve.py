@@ -3,9 +3,16 @@ started again, finds every acked vote in PostgreSQL."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+
 import pytest
 
+from plugin.paths import ROOT
+
 from .conftest import (
+    AUTOHOST,
     Servers,
     close_all,
     create_table,
@@ -45,3 +52,33 @@ def test_a_vote_survives_sigkill_and_restart(servers: Servers) -> None:
     assert len(votes) == 4 and len({client_id for *_, client_id in votes}) == 4
     close_all(host, seats)
     assert server.stop() == 0
+
+
+def test_table_new_and_protocol_take_a_postgresql_url(servers: Servers) -> None:
+    (server,) = servers(1)
+    dsn = dsn_of(server)
+    made = subprocess.run(
+        [*AUTOHOST, "table", "new", "--seats", "10", "--seed", "4", "--db", dsn,
+         "--base-url", server.base, "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "AUTOHOST_SECRET": server.secret},
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    links = json.loads(made.stdout)
+    # Made with no lease: the first server that looks for unowned tables claims it.
+    assert host_of(links["id"], [server]) is server
+    assert leases(dsn)[links["id"]][1] == 1
+    host, seats = open_all(server, links)  # the links work: the same secret
+    host.ack("start")
+    close_all(host, seats)
+    exported = subprocess.run(
+        [*AUTOHOST, "protocol", "--db", dsn, "--table", links["id"]],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)["table"] == links["id"]
+    gone = subprocess.run(
+        [*AUTOHOST, "protocol", "--db", dsn.rsplit("/", 1)[0] + "/nowhere", "--table", "x"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert gone.returncode == 2 and "refuses" in gone.stderr
