@@ -27,9 +27,11 @@ from .conftest import (
     open_all,
     tally,
     to_the_vote,
+    widget,
 )
 
 pytestmark = pytest.mark.slow
+CLOCK_SAVE_SECONDS = 1.5  # past the registry's once-a-second save
 
 
 def votes_logged(server: ServerProcess, table_id: str) -> list[str | None]:
@@ -38,7 +40,8 @@ def votes_logged(server: ServerProcess, table_id: str) -> list[str | None]:
 
 
 def start_vote(servers: list[ServerProcess]) -> tuple[str, dict, ServerProcess]:
-    """A table created on the first server, played to the vote, 3 votes acked there."""
+    """A table created on the first server, played to the vote, 3 votes acked there, its
+    timer running; waits past a clock save (about once a second) before it returns."""
     links = create_table(servers[0])
     table_id = links["id"]
     owner = host_of(table_id, servers)
@@ -48,7 +51,13 @@ def start_vote(servers: list[ServerProcess]) -> tuple[str, dict, ServerProcess]:
         seats[voter].ack("vote", candidate=candidate, id=f"v{voter}")
     tally(host, {"5": 2, "6": 1})
     close_all(host, seats)
+    time.sleep(CLOCK_SAVE_SECONDS)
     return table_id, links, owner
+
+
+def timer_left(host: Client) -> tuple[int, float]:
+    clock = host.state["clock"]
+    return clock["timer"], clock["remaining"] - (time.monotonic() - host.state_at)
 
 
 def finish_on(server: ServerProcess, links: dict) -> tuple[Client, dict[int, Client]]:
@@ -66,6 +75,8 @@ def test_sigkill_of_the_owner_mid_vote(servers: Servers, count: int) -> None:
     running = servers(count)
     table_id, links, owner = start_vote(running)
     epoch = leases(dsn_of(owner))[table_id][1]
+    with widget(owner, links["host"]["token"]) as console:
+        timer, remaining = timer_left(console)
     others = [s for s in running if s is not owner]
     # A link opened on a server that does not host the table: "try again" (close 1013),
     # which the pages' reconnecting socket retries, not "no such table" (final).
@@ -77,6 +88,11 @@ def test_sigkill_of_the_owner_mid_vote(servers: Servers, count: int) -> None:
     heir = host_of(table_id, others)
     took = time.monotonic() - killed
     assert took < TAKEOVER_SECONDS
+    with widget(heir, links["host"]["token"]) as console:
+        # The timer resumes with the time it had left when the owner died, give or take
+        # the last clock save; it did not run while nobody hosted the table.
+        assert timer_left(console)[0] == timer
+        assert abs(timer_left(console)[1] - remaining) <= 1.5
     host, seats = finish_on(heir, links)
     assert leases(dsn_of(heir))[table_id][1] == epoch + 1
     assert [table_id in hosted(s) for s in others].count(True) == 1
