@@ -90,9 +90,10 @@ def test_sigkill_of_the_owner_mid_vote(servers: Servers, count: int) -> None:
     assert took < TAKEOVER_SECONDS
     with widget(heir, links["host"]["token"]) as console:
         # The timer resumes with the time it had left when the owner died, give or take
-        # the last clock save; it did not run while nobody hosted the table.
+        # the last clock save (1 s) and the moments the heir has hosted it (under 1 s on a
+        # busy machine); it did not run while nobody hosted the table (2-3 s).
         assert timer_left(console)[0] == timer
-        assert abs(timer_left(console)[1] - remaining) <= 1.5
+        assert abs(timer_left(console)[1] - remaining) <= 2.0
     host, seats = finish_on(heir, links)
     assert leases(dsn_of(heir))[table_id][1] == epoch + 1
     assert [table_id in hosted(s) for s in others].count(True) == 1
