@@ -125,12 +125,15 @@ class Registry:
         async with self._lock:
             if table_id in self.tables:
                 return self.tables[table_id]
-            if table_id in self.broken or self.log.is_archived(table_id):
-                return None
-            record = self.log.table_settings(table_id)
-            if record is None or len(self.tables) >= self.max_tables:
-                return None
-            if not await self.log.claim(table_id):  # another server hosts it
+            try:
+                if table_id in self.broken or self.log.is_archived(table_id):
+                    return None
+                record = self.log.table_settings(table_id)
+                if record is None or len(self.tables) >= self.max_tables:
+                    return None
+                if not await self.log.claim(table_id):  # another server hosts it
+                    return None
+            except LogUnavailable:  # the database is away: not here for now
                 return None
             return await self._open_or_mark_broken(table_id, record)
 

@@ -146,6 +146,12 @@ class Server:
 
     def missing(self, table_id: str) -> tuple[str, str]:
         """Why table `table_id` is not open: (code, message) for the client."""
+        try:
+            return self._missing(table_id)
+        except LogUnavailable as failure:  # a shared log's database is away
+            return "log_unavailable", str(failure)
+
+    def _missing(self, table_id: str) -> tuple[str, str]:
         registry = self.registry
         if registry is not None and table_id in registry.broken:
             return "table_broken", f"table {table_id!r} could not be opened; the host is told"
@@ -261,7 +267,8 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         table = await server.table(grant.table)
         if table is None:
             code, message = server.missing(grant.table)
-            close = CLOSE_ELSEWHERE if code == "table_elsewhere" else CLOSE_NO_TABLE
+            retry = code in ("table_elsewhere", "log_unavailable")
+            close = CLOSE_ELSEWHERE if retry else CLOSE_NO_TABLE
             await _refuse(websocket, code, message, close)
             return
         try:

@@ -168,3 +168,31 @@ def test_a_database_restart_refuses_inputs_and_loses_none() -> None:
         finally:
             if server.alive():
                 server.kill()
+
+
+def test_a_database_away_longer_than_a_lease_then_back() -> None:
+    with running_postgres() as postgres:
+        dsn = postgres.new_database()
+        server = ServerProcess(dsn, options=["--room", "embedded", "--no-voice"])
+        server.start()
+        try:
+            table_id, links, _ = start_vote([server])
+            postgres.stop()
+            time.sleep(4.5)  # past the lease: the server drops its tables, it cannot renew
+            assert table_id not in hosted(server)
+            with connect(server.ws_url(links["host"]["token"])) as console:
+                refused = console.receive()  # "try again", not "no such table"
+            assert refused["type"] == "error", refused
+            assert refused["error"] == "log_unavailable", refused
+            postgres.start()
+            assert host_of(table_id, [server]) is server  # claimed back, replayed
+            host, seats = open_all(server, links)
+            assert host.state["vote"]["round"]["tally"] == {"5": 2, "6": 1}
+            seats[4].ack("vote", candidate=6, id="v4")
+            tally(host, {"5": 2, "6": 2})
+            assert sorted(votes_logged(server, table_id)) == ["1/v1", "2/v2", "3/v3", "4/v4"]
+            close_all(host, seats)
+            assert server.stop() == 0
+        finally:
+            if server.alive():
+                server.kill()
