@@ -23,6 +23,8 @@ Imported by module, because they pull in what most tests do not need:
 - `plugin.testing.livekit_contract`: `ContractServer`, a loopback stand-in for LiveKit's
   RoomService that injects faults on demand.
 - `plugin.testing.tones`: `tone_frames`, a sine tone as the voice's 20 ms PCM frames.
+- `plugin.testing.postgres`: a fresh PostgreSQL cluster on a free loopback port
+  (`running_postgres`, `PostgresServer`: `new_database`, `stop`, `start`).
 """
 
 from __future__ import annotations
