@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -146,3 +147,34 @@ def tally(host: Client, expected: dict[str, int]) -> None:
     while host.state["vote"]["round"]["tally"] != expected:
         assert time.monotonic() < deadline, host.state["vote"]
         host.receive()
+
+
+class HostingWatch:
+    """Polls every server's /api/tables in a thread for as long as it runs; `doubles` lists
+    each moment a table was listed by two servers at once."""
+
+    def __init__(self, candidates: list[ServerProcess]) -> None:
+        self.candidates = candidates
+        self.doubles: list[tuple[str, int]] = []
+        self.polls = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> HostingWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            counts: dict[str, int] = {}
+            for server in self.candidates:
+                if server.alive():
+                    for table_id in hosted(server):
+                        counts[table_id] = counts.get(table_id, 0) + 1
+            self.doubles += [(t, n) for t, n in counts.items() if n > 1]
+            self.polls += 1
+            self._stop.wait(0.05)

@@ -16,6 +16,7 @@ from plugin.testing.postgres import running_postgres
 
 from .conftest import (
     TAKEOVER_SECONDS,
+    HostingWatch,
     Servers,
     close_all,
     create_table,
@@ -73,6 +74,12 @@ def finish_on(server: ServerProcess, links: dict) -> tuple[Client, dict[int, Cli
 @pytest.mark.parametrize("count", [2, 3])
 def test_sigkill_of_the_owner_mid_vote(servers: Servers, count: int) -> None:
     running = servers(count)
+    with HostingWatch(running) as watch:
+        sigkill_mid_vote(running)
+    assert watch.polls > 10 and watch.doubles == []
+
+
+def sigkill_mid_vote(running: list[ServerProcess]) -> None:
     table_id, links, owner = start_vote(running)
     epoch = leases(dsn_of(owner))[table_id][1]
     with widget(owner, links["host"]["token"]) as console:
@@ -103,6 +110,12 @@ def test_sigkill_of_the_owner_mid_vote(servers: Servers, count: int) -> None:
 
 def test_sigstop_of_the_owner_then_resumed_it_does_not_write(servers: Servers) -> None:
     running = servers(2)
+    with HostingWatch(running) as watch:
+        sigstop_mid_vote(running)
+    assert watch.polls > 10 and watch.doubles == []
+
+
+def sigstop_mid_vote(running: list[ServerProcess]) -> None:
     table_id, links, owner = start_vote(running)
     (other,) = [s for s in running if s is not owner]
     stale_host, stale_seats = open_all(owner, links)  # widgets still on the paused server
