@@ -1,7 +1,7 @@
 """The layers' arrows point down only (ARCHITECTURE.md, "Layers").
 
-    paths, bodies ← rules, signing ← host ← rooms, voice, web, protocol ← sim ← server ← cli,
-    testing
+    paths, bodies ← rules, signing ← host ← rooms, eventlog, voice, web, protocol ← sim ←
+    server ← cli, testing
 
 Every module's imports are read from its source (module level, inside functions and under
 TYPE_CHECKING alike); a module may import its own layer's package and the layers below it,
@@ -27,6 +27,9 @@ RANKS: dict[str, int] = {
     "plugin.signing": 1,
     "plugin.host": 2,
     "plugin.rooms": 3,
+    # The Log port's implementations (SQLite's stays in host, PostgreSQL's here): they
+    # implement a host port, like the rooms, and only the assembly picks one.
+    "plugin.eventlog": 3,
     "plugin.web": 3,
     "plugin.protocol": 3,
     "voice": 3,

@@ -14,18 +14,24 @@ from plugin.protocol.sheet import render_sheet
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="autohost protocol", description=__doc__)
-    parser.add_argument("--db", default="var/autohost.db", help="the server's event log")
+    parser.add_argument("--db", default="var/autohost.db", help="the server's event log "
+                        "(a SQLite file or a postgresql:// URL)")  # fmt: skip
     parser.add_argument("--table", required=True)
     parser.add_argument("--html", help="write the printable sheet here")
     parser.add_argument("--json", help="write the JSON protocol here (default: stdout)")
     args = parser.parse_args(argv)
-    if not Path(args.db).is_file():
-        print(f"autohost protocol: no event log at {args.db}", file=sys.stderr)
-        return 2
-    from plugin.host.log import EventLog
+    from plugin.eventlog import is_url, open_log
+    from plugin.host.log import LogUnavailable
     from plugin.host.settings import TableSettings
 
-    log = EventLog(args.db)
+    if not is_url(args.db) and not Path(args.db).is_file():
+        print(f"autohost protocol: no event log at {args.db}", file=sys.stderr)
+        return 2
+    try:
+        log = open_log(args.db)
+    except LogUnavailable as error:
+        print(f"autohost protocol: {error}", file=sys.stderr)
+        return 2
     try:
         record = log.table_settings(args.table)
         if record is None:

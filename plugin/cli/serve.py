@@ -1,6 +1,6 @@
 """`autohost serve`: run the server with its tables and the SQLite event log.
 
-    autohost serve [--config FILE] [--host 127.0.0.1] [--port 8000] [--db var/autohost.db]
+    autohost serve [--config FILE] [--host 127.0.0.1] [--port 8000] [--db var/autohost.db|postgresql://...]
                    [--base-url URL] [--room embedded|livekit|none] [--no-voice]
                    [--admin-key-file F] [--tls-cert PEM --tls-key PEM] [--proxy-trusted ADDR]
                    [--ice-stun URL] [--ice-turn URL --ice-turn-secret-file F]

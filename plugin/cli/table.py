@@ -41,7 +41,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="RULE=VALUE",
         help="override a rule of the preset (value read as JSON, else text); repeatable",
     )
-    new.add_argument("--db", type=Path, default=DEFAULT_DB)
+    new.add_argument("--db", default=str(DEFAULT_DB), help="a SQLite file or postgresql:// URL")
     new.add_argument("--base-url", default="http://127.0.0.1:8000")
     new.add_argument("--server", default=None, help="create through a running server")
     new.add_argument(
@@ -92,7 +92,7 @@ def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str,
     from plugin.signing import load_admin_key, read_admin_key_file
 
     given = read_admin_key_file(args.admin_key_file) if args.admin_key_file else None
-    key = load_admin_key(args.db, given)
+    key = load_admin_key(_files(args.db), given)
     try:
         answer = httpx.post(
             args.server.rstrip("/") + "/api/tables",
@@ -109,8 +109,8 @@ def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str,
 
 
 def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, Any]:
+    from plugin.eventlog import open_log
     from plugin.host.game import check_settings
-    from plugin.host.log import EventLog
     from plugin.host.registry import new_table_id
     from plugin.host.settings import TableSettings
     from plugin.signing import Signer, load_secret, secret_path_for, table_links
@@ -121,8 +121,8 @@ def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, 
         from voice.pack import find
 
         find(settings.voice_pack, settings.language)  # PackError is a ValueError
-    signer = Signer(load_secret(secret_path_for(args.db)))
-    log = EventLog(args.db)
+    signer = Signer(load_secret(secret_path_for(_files(args.db))))
+    log = open_log(args.db)  # on PostgreSQL: no lease, the first server to want it claims it
     try:
         table_id = new_table_id()
         log.create_table(table_id, settings.to_record())
@@ -130,6 +130,14 @@ def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, 
         log.close()
     names = [settings.name_of(s) for s in range(1, settings.seats + 1)]
     return table_links(signer, args.base_url, table_id, settings.seats, names=names)
+
+
+def _files(db: str) -> Path:
+    """Where the secret and admin key of the servers on this log live (plugin.server)."""
+    from plugin.eventlog import is_url
+    from plugin.server.assembly import POSTGRES_FILES
+
+    return POSTGRES_FILES if is_url(db) else Path(db)
 
 
 def main(argv: list[str]) -> int:

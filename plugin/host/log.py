@@ -56,6 +56,11 @@ class LogUnavailable(Exception):
     """The disk refused a write (full, read-only, failing): the input was not committed."""
 
 
+class Fenced(LogUnavailable):
+    """This server no longer holds the table's lease (another took it over): the write was
+    refused and the table must be dropped here (plugin.host.ports.Log, ownership)."""
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY,
@@ -136,6 +141,28 @@ class EventLog:
         self._batch: list[tuple[Row, asyncio.Future[int]]] = []
         self._draining: asyncio.Task[None] | None = None
         self._closed = False
+
+    # One server per SQLite file: it holds every table for good, nothing is ever fenced.
+    shared = False
+    owner: str | None = None
+
+    async def claim(self, table_id: str) -> bool:
+        return True
+
+    async def renew(self, table_ids: list[str]) -> set[str]:
+        return set()
+
+    async def release(self, table_ids: list[str]) -> None:
+        return None
+
+    async def unowned(self) -> list[str]:
+        return []
+
+    async def owners(self) -> dict[str, str]:
+        return {}
+
+    def on_fenced(self, callback: Callable[[str], None]) -> None:
+        return None
 
     def _open_writer(self) -> sqlite3.Connection:
         # isolation_level=None: we open transactions ourselves (BEGIN IMMEDIATE).

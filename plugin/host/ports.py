@@ -9,6 +9,7 @@ implementations: the assembly (`plugin.server`) plugs them in.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -17,6 +18,7 @@ import numpy.typing as npt
 
 from plugin.rules.state import GameState
 
+from .log import ClockRow, Entry
 from .settings import TableSettings
 
 # seat, joined (True) or left (False)
@@ -96,3 +98,62 @@ class Clock(Protocol):
     def now(self) -> float: ...
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Handle: ...
+
+
+class Log(Protocol):
+    """The event log every table writes (plugin.host.log: SQLite, one server;
+    plugin.eventlog.postgres: PostgreSQL, shared by several servers). `commit` makes an input
+    durable before the table acts on it or acks it; a failure raises LogUnavailable.
+
+    Ownership: on a `shared` log a table is hosted by one server at a time, through a lease
+    with an epoch that fences every write (`claim`, `renew`, `release`, `unowned`); a write
+    fenced out raises `Fenced` and calls the `on_fenced` callback. A log that is not shared
+    (SQLite) holds every table for good."""
+
+    healthy: bool
+    shared: bool
+    owner: str | None
+
+    def create_table(self, table_id: str, settings: dict[str, Any]) -> None: ...
+    def table_settings(self, table_id: str) -> dict[str, Any] | None: ...
+    def tables(self, *, archived: bool = False) -> list[tuple[str, dict[str, Any]]]: ...
+    def archive(self, table_id: str) -> None: ...
+    def is_archived(self, table_id: str) -> bool: ...
+    def append(
+        self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None
+    ) -> int: ...
+    async def commit(
+        self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None
+    ) -> int: ...
+    def find_client_id(self, table_id: str, client_id: str) -> int | None: ...
+    def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]: ...
+    def mark_undone(
+        self,
+        table_id: str,
+        seq: int,
+        *,
+        undo_record: dict[str, Any],
+        source: str,
+        client_id: str | None = None,
+    ) -> int: ...
+    def save_clocks(self, rows: dict[str, ClockRow]) -> Future[None]: ...
+    def load_clock(self, table_id: str) -> ClockRow | None: ...
+    def close(self) -> None: ...
+
+    async def claim(self, table_id: str) -> bool:
+        """Take the table's lease if nobody holds it (a new epoch); True if this log holds it."""
+
+    async def renew(self, table_ids: list[str]) -> set[str]:
+        """Extend the leases of these tables (the ones open here); those no longer held."""
+
+    async def release(self, table_ids: list[str]) -> None:
+        """Expire these leases now (a drain), after every write queued before."""
+
+    async def unowned(self) -> list[str]:
+        """Live tables that nobody holds (no lease, or an expired one), oldest first."""
+
+    async def owners(self) -> dict[str, str]:
+        """Table id -> the owner holding its lease now (what `GET /api/tables` shows)."""
+
+    def on_fenced(self, callback: Callable[[str], None]) -> None:
+        """Call `callback(table_id)` when a write of that table was fenced out."""

@@ -9,6 +9,16 @@ One bad table never stops the others: a table whose log cannot be replayed (an i
 event, settings that no longer load) is marked broken with the reason, reported, and
 left closed, while every other table opens. A finished table is archived when its game
 ends and is not reopened at the next start; `max_tables` caps the live tables.
+
+On a shared log (PostgreSQL, issue 16) a table is hosted by one server at a time through
+its lease: the registry opens only the tables it claimed, heartbeats their leases every
+second, claims every table nobody holds (a dead server's, after its lease ran out) and
+replays it; a table whose write was fenced out, or whose lease another server took, is
+dropped at once without touching its microphones (they are the new owner's now). A
+server that could not heartbeat for a whole lease (paused, cut off from the database)
+drops every table before anything else, since others may have claimed them, and claims
+back those nobody took. On close it hands its tables over: it stops them without giving
+the microphones back and expires its leases, so another server takes over at once.
 """
 
 from __future__ import annotations
@@ -17,13 +27,14 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from .clock import RealClock
 from .game import check_settings
-from .log import EventLog
-from .ports import Clock, Hub, RoomBackend, Voice
+from .log import EventLog, LogUnavailable
+from .ports import Clock, Hub, Log, RoomBackend, Voice
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
 from .table import Table
@@ -33,6 +44,8 @@ logger = logging.getLogger(__name__)
 RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
 CLOCK_SAVE_SECONDS = 1.0
+HEARTBEAT_SECONDS = 1.0  # a shared log's leases are renewed this often (they last 3 s)
+CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
 
 
@@ -53,7 +66,7 @@ def new_table_id() -> str:
 class Registry:
     def __init__(
         self,
-        db_path: str | Path,
+        db: str | Path | Log,
         *,
         hub: Hub,
         clock: Clock | None = None,
@@ -61,8 +74,9 @@ class Registry:
         voice_factory: VoiceFactory | None = None,
         save_every: float = CLOCK_SAVE_SECONDS,
         max_tables: int = MAX_TABLES,
+        heartbeat: float = HEARTBEAT_SECONDS,
     ) -> None:
-        self.log = EventLog(db_path)
+        self.log: Log = EventLog(db) if isinstance(db, str | Path) else db
         self.max_tables = max_tables
         self.broken: dict[str, str] = {}  # table id -> why it could not be opened
         self.hub = hub
@@ -72,13 +86,25 @@ class Registry:
         self._save_every = save_every
         self.tables: dict[str, Table] = {}
         self._saver: asyncio.Task[None] | None = None
+        self._heartbeat_every = heartbeat
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._dropping: set[asyncio.Task[None]] = set()
+        # Called with a table's id once it is dropped here (the web app closes its
+        # sockets, so its widgets reconnect and find the server that hosts it now).
+        self.on_drop: Callable[[str], None] = lambda table_id: None
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
         """Rebuild every live table in the log (replay), then save running timers every
-        second. A table that cannot be rebuilt is marked broken; the others open."""
-        for table_id, record in self.log.tables():
-            await self._open_or_mark_broken(table_id, record)
+        second. A table that cannot be rebuilt is marked broken; the others open. On a
+        shared log: only the tables nobody holds, claimed first; then the heartbeat."""
+        if self.log.shared:
+            self.log.on_fenced(self._on_fenced)
+            await self._claim_unowned()
+            self._heartbeat = asyncio.create_task(self._keep_leases(), name="leases")
+        else:
+            for table_id, record in self.log.tables():
+                await self._open_or_mark_broken(table_id, record)
         if self._save_every > 0:
             self._saver = asyncio.create_task(self._save_clocks(), name="clock saver")
 
@@ -99,10 +125,15 @@ class Registry:
         async with self._lock:
             if table_id in self.tables:
                 return self.tables[table_id]
-            if table_id in self.broken or self.log.is_archived(table_id):
-                return None
-            record = self.log.table_settings(table_id)
-            if record is None or len(self.tables) >= self.max_tables:
+            try:
+                if table_id in self.broken or self.log.is_archived(table_id):
+                    return None
+                record = self.log.table_settings(table_id)
+                if record is None or len(self.tables) >= self.max_tables:
+                    return None
+                if not await self.log.claim(table_id):  # another server hosts it
+                    return None
+            except LogUnavailable:  # the database is away: not here for now
                 return None
             return await self._open_or_mark_broken(table_id, record)
 
@@ -119,18 +150,27 @@ class Registry:
         return True
 
     async def close(self) -> None:
-        """Stop every table (timers saved, microphones given back) and flush the log."""
-        if self._saver is not None:
-            self._saver.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._saver
-            self._saver = None
+        """Stop every table (timers saved, microphones given back) and flush the log. On a
+        shared log, hand the tables over instead: microphones kept as they are, leases
+        expired so that another server claims them at once."""
+        for task in (self._saver, self._heartbeat, *self._dropping):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._saver = self._heartbeat = None
+        hand_off = self.log.shared
         for table in list(self.tables.values()):
             try:
-                await table.stop()
+                await table.stop(hand_off=hand_off)
             except Exception:
                 logger.exception("table %s: stop failed", table.id)
-        self.tables.clear()
+        held, self.tables = list(self.tables), {}
+        if hand_off:
+            try:
+                await self.log.release(held)
+            except LogUnavailable as failure:  # they run out by themselves in 3 s
+                logger.error("could not release the leases: %s", failure)
         self.log.close()
 
     def save_clocks(self) -> None:
@@ -177,6 +217,70 @@ class Registry:
             raise
         self.tables[table_id] = table
         return table
+
+    # --- leases (a shared log) -----------------------------------------------------------
+
+    async def _keep_leases(self) -> None:
+        """Every second renew the leases of the open tables and drop those lost; four times
+        a second claim those nobody holds (a dead server's tables wait for no more than
+        what was left of its lease). Late by a whole lease (paused, cut off from the
+        database): drop everything first, others may have claimed it meanwhile."""
+        lease = float(getattr(self.log, "lease", 3.0))
+        renewed = sent = time.monotonic()
+        while True:
+            await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
+            now = time.monotonic()
+            if now - renewed > lease and self.tables:
+                logger.warning("no heartbeat for %.1f s: dropping every table", now - renewed)
+                for table_id in list(self.tables):
+                    await self._drop(table_id, "its lease may have run out")
+            try:
+                if now - sent >= self._heartbeat_every:
+                    sent = now
+                    lost = await self.log.renew(list(self.tables))
+                    renewed = sent
+                    for table_id in lost:
+                        await self._drop(table_id, "another server took its lease")
+                await self._claim_unowned()
+            except LogUnavailable as failure:
+                logger.error("leases: %s", failure)
+            except Exception:
+                logger.exception("leases: the heartbeat failed")
+
+    async def _claim_unowned(self) -> None:
+        """Claim and open every live table nobody holds (a new epoch each), replayed."""
+        for table_id in await self.log.unowned():
+            async with self._lock:
+                if table_id in self.tables or table_id in self.broken:
+                    continue
+                if len(self.tables) >= self.max_tables:
+                    return
+                if not await self.log.claim(table_id):
+                    continue
+                record = self.log.table_settings(table_id)
+                if record is not None:
+                    logger.info("table %s: claimed, replayed and hosted here", table_id)
+                    await self._open_or_mark_broken(table_id, record)
+
+    def _on_fenced(self, table_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(
+            self._drop(table_id, "its write was fenced out"), name=f"drop {table_id}"
+        )
+        self._dropping.add(task)
+        task.add_done_callback(self._dropping.discard)
+
+    async def _drop(self, table_id: str, why: str) -> None:
+        """Stop hosting a table another server may own now, without touching its
+        microphones (they are the new owner's) and without writing."""
+        table = self.tables.pop(table_id, None)
+        if table is None:
+            return
+        logger.warning("table %s: dropped (%s)", table_id, why)
+        try:
+            await table.stop(hand_off=True)
+        except Exception:
+            logger.exception("table %s: stop failed", table_id)
+        self.on_drop(table_id)
 
     async def _save_clocks(self) -> None:
         while True:

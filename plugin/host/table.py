@@ -40,8 +40,8 @@ from .commands import (
 )
 from .countdown import Countdown
 from .game import is_event_record, new_game, replay
-from .log import ClockRow, EventLog, LogUnavailable
-from .ports import Clock, Hub, RoomBackend, Snapshot, Voice
+from .log import ClockRow, LogUnavailable
+from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
 from .settings import TableSettings
 
 logger = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ class Table:
         table_id: str,
         settings: TableSettings,
         *,
-        log: EventLog,
+        log: Log,
         clock: Clock,
         room: RoomBackend,
         voice: Voice,
@@ -126,8 +126,9 @@ class Table:
         self._worker = asyncio.create_task(self._run(), name=f"table {self.id}")
         await self._publish()
 
-    async def stop(self) -> None:
-        """Finish the input being handled, save the timer, give every microphone back."""
+    async def stop(self, *, hand_off: bool = False) -> None:
+        """Finish the input being handled, save the timer, give every microphone back
+        (hand_off: keep them as they are, another server hosts the table now)."""
         self._stopped = True
         if self._worker is not None:
             self._worker.cancel()
@@ -144,7 +145,8 @@ class Table:
                 )
         self.save_clock(force=True)
         self.countdown.stop()
-        await self._release()
+        if not hand_off:
+            await self._release()
         await self._safely(self.room.stop())
         await self._safely(self.voice.stop())
 

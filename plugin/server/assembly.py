@@ -8,15 +8,21 @@ the voice, from one ServerOptions; and the one way it runs (plugin.server.http).
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
+from plugin.eventlog import is_url, open_log
 from plugin.host.log import BadLogFile, EventLog
+from plugin.host.ports import Log
 from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
 from plugin.signing import load_admin_key
@@ -29,6 +35,10 @@ from .options import ServerOptions
 
 if TYPE_CHECKING:  # an embedded server never loads the LiveKit SDK
     from .livekit import LiveKitTables
+
+# With the log on PostgreSQL the secret and admin key files are kept here (var/postgres.*);
+# servers on several machines share $AUTOHOST_SECRET and $AUTOHOST_ADMIN_KEY instead.
+POSTGRES_FILES = Path("var/postgres")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -87,9 +97,11 @@ def build(options: ServerOptions) -> Hosting:
         )  # fmt: skip
         room_factory, voice_factory = livekit_tables.room, livekit_tables.voice
         routes = (livekit_tables.routes,)
+    db_path, log = _event_log(options)
     config = ServerConfig(
-        db_path=options.db,
-        admin_key=load_admin_key(options.db, options.admin_key),
+        db_path=db_path,
+        log=log,
+        admin_key=load_admin_key(db_path, options.admin_key),
         base_url=options.base_url or f"{options.scheme}://{options.host}:{options.port}",
         secret=options.secret,
         clock=options.clock,
@@ -98,6 +110,16 @@ def build(options: ServerOptions) -> Hosting:
         routes=routes,
     )
     return Hosting(options=options, app=create_app(config), tables=tables)
+
+
+def _event_log(options: ServerOptions) -> tuple[Path, Callable[[], Log] | None]:
+    """Where the server's own files live (secret, admin key: beside a SQLite log, in var/
+    with PostgreSQL) and, for a postgresql:// URL, the shared log that leases its tables
+    under this server's name."""
+    if not is_url(options.db):
+        return Path(options.db), None
+    owner = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
+    return POSTGRES_FILES, lambda: open_log(options.db, owner=owner)
 
 
 Session = Callable[[Hosting, Listening], contextlib.AbstractAsyncContextManager[None]]
@@ -111,7 +133,8 @@ async def run(
     table's microphones given back, the log flushed). A log file that is not an event log
     (empty, damaged, another file) stops it before it listens: one line, status 2."""
     try:
-        EventLog(options.db).close()  # opened again by the registry, once listening
+        if not is_url(str(options.db)):  # PostgreSQL says what is wrong when it is opened
+            EventLog(options.db).close()  # opened again by the registry, once listening
     except BadLogFile as error:
         print(f"{name}: {error}", file=sys.stderr, flush=True)
         return 2
@@ -126,7 +149,7 @@ async def run(
     ) as where:
         if options.base_url is None:  # links carry the port actually picked
             hosting.server.config = replace(hosting.server.config, base_url=where.url)
-        print(f"{name}: listening on {where.url} (db {options.db})", flush=True)
+        print(f"{name}: listening on {where.url} (db {_shown(options.db)})", flush=True)
         async with session(hosting, where) if session else _nothing():
             await wait_stopped(where)
     return 0
@@ -135,3 +158,16 @@ async def run(
 @contextlib.asynccontextmanager
 async def _nothing() -> AsyncIterator[None]:
     yield
+
+
+def _shown(db: Path | str) -> str:
+    """The log's name as printed: a URL without its password."""
+    if not is_url(db):
+        return str(db)
+    from urllib.parse import urlsplit
+
+    url = urlsplit(str(db))
+    host = url.hostname or ""
+    return f"{url.scheme}://{url.username + '@' if url.username else ''}{host}" + (
+        f":{url.port}{url.path}" if url.port else url.path
+    )

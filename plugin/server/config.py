@@ -59,6 +59,15 @@ def _typed(kind: type) -> Callable[[Any], Any]:
     return check
 
 
+def _log_location(value: Any) -> Path | str:
+    """A SQLite file's path, or a PostgreSQL URL (kept as it is)."""
+    from plugin.eventlog import is_url
+
+    if isinstance(value, str) and is_url(value):
+        return value
+    return _path(value)
+
+
 def _path(value: Any) -> Path:
     if not isinstance(value, str) or not value:
         raise ValueError("a path (a string)")
@@ -96,7 +105,12 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", _typed(str), "127.0.0.1", "the address to listen on"),
     Setting("port", _typed(int), 8000, "0 picks a free port", int),
-    Setting("db", _path, DEFAULT_DB, "the SQLite event log"),
+    Setting(
+        "db",
+        _log_location,
+        DEFAULT_DB,
+        "the SQLite event log, or a postgresql:// URL shared by several servers",
+    ),
     Setting(
         "base_url",
         _typed(str),

@@ -36,7 +36,7 @@ class LiveKitOptions:
 class ServerOptions:
     host: str = "127.0.0.1"
     port: int = 8000  # 0 picks a free port
-    db: Path = DEFAULT_DB
+    db: Path | str = DEFAULT_DB  # a SQLite file, or a postgresql:// URL (several servers)
     admin_key: str | None = None  # default: $AUTOHOST_ADMIN_KEY or the file beside the db
     base_url: str | None = None  # links' base; default: the URL the server listens on
     media: Media = "embedded"

@@ -28,6 +28,8 @@ Imported by module, because they pull in what most tests do not need:
   /api/ice) on any address, HTTP or HTTPS, its page, and `selected_pairs` (getStats).
 - `plugin.testing.certs`: `self_signed(folder, name)`, a TLS certificate for a test name.
 - `plugin.testing.netns`: network namespaces with NAT (nftables) and Chromium inside them.
+- `plugin.testing.postgres`: a fresh PostgreSQL cluster on a free loopback port
+  (`running_postgres`, `PostgresServer`: `new_database`, `stop`, `start`).
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ class ServerProcess(AutohostProcess):
 
     def __init__(
         self,
-        db: Path,
+        db: Path | str,  # a SQLite file or a postgresql:// URL
         *,
         port: int | None = None,
         admin_key: str = ADMIN_KEY,

@@ -34,7 +34,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, WATCH, Command
 from plugin.host.log import LogUnavailable
-from plugin.host.ports import Clock
+from plugin.host.ports import Clock, Log
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
@@ -70,12 +70,14 @@ CLOSE_UNAUTHORIZED = 4401
 CLOSE_FORBIDDEN_ORIGIN = 4403
 CLOSE_NO_TABLE = 4404
 CLOSE_TOO_MANY = 4429
+CLOSE_ELSEWHERE = 1013  # "try again later": another server hosts the table (PostgreSQL log)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerConfig:
     db_path: Path
     admin_key: str
+    log: Callable[[], Log] | None = None  # default: the SQLite log at db_path
     base_url: str = "http://127.0.0.1:8000"
     secret: bytes | None = None  # default: $AUTOHOST_SECRET or the file beside the db
     clock: Clock | None = None
@@ -161,11 +163,19 @@ class Server:
 
     def missing(self, table_id: str) -> tuple[str, str]:
         """Why table `table_id` is not open: (code, message) for the client."""
+        try:
+            return self._missing(table_id)
+        except LogUnavailable as failure:  # a shared log's database is away
+            return "log_unavailable", str(failure)
+
+    def _missing(self, table_id: str) -> tuple[str, str]:
         registry = self.registry
         if registry is not None and table_id in registry.broken:
             return "table_broken", f"table {table_id!r} could not be opened; the host is told"
         if registry is not None and registry.log.is_archived(table_id):
             return "table_archived", f"table {table_id!r} has ended; its protocol is kept"
+        if registry is not None and registry.log.shared and registry.log.table_settings(table_id):
+            return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
 
     def room_for(self, table_id: str) -> Any:
@@ -188,12 +198,15 @@ def create_app(config: ServerConfig) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         registry = Registry(
-            config.db_path,
+            config.log() if config.log is not None else config.db_path,
             hub=server.hub,
             clock=config.clock,
             room_factory=config.room_factory,
             voice_factory=config.voice_factory,
             max_tables=config.max_tables,
+        )
+        registry.on_drop = lambda table_id: server.hub.close_table(
+            table_id, "table_moved", "another server hosts this table now: reconnect"
         )
         await registry.start()
         server.registry = registry
@@ -276,7 +289,9 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         table = await server.table(grant.table)
         if table is None:
             code, message = server.missing(grant.table)
-            await _refuse(websocket, code, message, CLOSE_NO_TABLE)
+            retry = code in ("table_elsewhere", "log_unavailable")
+            close = CLOSE_ELSEWHERE if retry else CLOSE_NO_TABLE
+            await _refuse(websocket, code, message, close)
             return
         try:
             grant = server.admit(token, table)
@@ -387,9 +402,10 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
         registry = server.registry
         if request.method == "GET":
             listed: list[dict[str, Any]] = [
-                {"id": t.id, "phase": _phase(t), "over": bool(t.state.over)}
+                {"id": t.id, "phase": _phase(t), "over": bool(t.state.over),
+                 "owner": registry.log.owner}
                 for t in registry.tables.values()
-            ]
+            ]  # fmt: skip
             listed += [{"id": i, "broken": why} for i, why in registry.broken.items()]
             return JSONResponse(listed)
         try:

@@ -1,0 +1,627 @@
+"""The event log on PostgreSQL: the SQLite log's promise, shared by several servers.
+
+Theory of operation (issue 16):
+- psycopg 3 (sync, with psycopg-binary) on one writer thread, the SQLite log's design: the
+  Log port's reads and rare writes are synchronous for the table (replay at open, undo), so
+  a thread, not async, keeps every append's round trip off the event loop, and appends get
+  the same group commit: the inputs of every table that arrive while a transaction is on
+  its way share the next one. (asyncpg is faster per query but async only: the port, the
+  table's replay and the CLI tools would all have to change with it.)
+- An input is committed before its effects and its ack: `synchronous_commit=on` on every
+  connection, whatever the cluster's default.
+- Ownership: a row in `leases` per table (owner, epoch, expiry, heartbeat). Every write of a
+  table (append, undo, clock) checks, in its own transaction, that this log still holds the
+  lease with its epoch and that it has not expired, and locks the lease row (FOR SHARE), so
+  a claim by another server waits for the write to commit and then replays it. A write
+  fenced out fails with `Fenced` and the `on_fenced` callback drops the table here. A write
+  whose COMMIT got no answer (the connection died) may or may not be in the log: it fails
+  with LogUnavailable and the table is dropped too, to be claimed again and replayed, so
+  memory never drifts from the log (a retry of that input is then found by its client id).
+- Reads use the loop's own connection; a table's client ids and next sequence number are
+  read once (at its first input after a claim) and kept in memory, so an input costs the
+  loop no query.
+- The database gone or refusing: every write raises LogUnavailable (code log_unavailable)
+  and `healthy` is False until one succeeds; connections are made again at the next use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import msgspec
+import psycopg
+
+from plugin.host.log import ClockRow, Entry, Fenced, LogUnavailable
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+LEASE_SECONDS = 3.0  # a lease lasts this long after its last heartbeat
+CONNECT_TIMEOUT = 3  # seconds (psycopg's connect_timeout is whole seconds)
+SCHEMA_LOCK = 16016  # pg_advisory_xact_lock key: servers starting at once create it once
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    settings TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    seq INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    wall DOUBLE PRECISION NOT NULL,
+    source TEXT NOT NULL,
+    client_id TEXT,
+    undone BOOLEAN NOT NULL DEFAULT false,
+    PRIMARY KEY (table_id, seq)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS events_client_id
+    ON events (table_id, client_id) WHERE client_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS archived (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id),
+    wall DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS clocks (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id),
+    timer_id INTEGER,
+    remaining DOUBLE PRECISION,
+    warn_at DOUBLE PRECISION NOT NULL DEFAULT 0,
+    paused BOOLEAN NOT NULL,
+    updated DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leases (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id),
+    owner TEXT NOT NULL,
+    epoch BIGINT NOT NULL,
+    expires TIMESTAMPTZ NOT NULL,
+    heartbeat TIMESTAMPTZ NOT NULL
+);
+"""
+
+INSERT = (
+    "INSERT INTO events (table_id, seq, record, wall, source, client_id)"
+    " VALUES (%s, %s, %s, %s, %s, %s)"
+)
+HELD = (
+    "SELECT table_id, epoch FROM leases WHERE table_id = ANY(%s) AND owner = %s"
+    " AND expires > clock_timestamp() FOR SHARE"
+)
+CLAIM = """
+INSERT INTO leases (table_id, owner, epoch, expires, heartbeat)
+SELECT %(t)s, %(o)s, 1, clock_timestamp() + %(l)s * interval '1 second', clock_timestamp()
+WHERE EXISTS (SELECT 1 FROM tables WHERE id = %(t)s)
+  AND NOT EXISTS (SELECT 1 FROM archived WHERE table_id = %(t)s)
+ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, epoch = leases.epoch + 1,
+    expires = EXCLUDED.expires, heartbeat = EXCLUDED.heartbeat
+WHERE leases.expires <= clock_timestamp() OR leases.owner = EXCLUDED.owner
+RETURNING epoch
+"""
+RENEW = """
+UPDATE leases SET expires = clock_timestamp() + %s * interval '1 second',
+    heartbeat = clock_timestamp()
+FROM unnest(%s::text[], %s::bigint[]) AS held(table_id, epoch)
+WHERE leases.table_id = held.table_id AND leases.epoch = held.epoch AND leases.owner = %s
+RETURNING leases.table_id
+"""
+UNOWNED = """
+SELECT t.id FROM tables t LEFT JOIN leases l ON l.table_id = t.id
+WHERE NOT EXISTS (SELECT 1 FROM archived a WHERE a.table_id = t.id)
+  AND (l.table_id IS NULL OR l.expires <= clock_timestamp() OR l.owner = %s)
+ORDER BY t.created, t.id
+"""
+SAVE_CLOCK = (
+    "INSERT INTO clocks (table_id, timer_id, remaining, warn_at, paused, updated)"
+    " SELECT %s, %s, %s, %s, %s, %s WHERE %s OR EXISTS (SELECT 1 FROM leases"
+    " WHERE table_id = %s AND owner = %s AND epoch = %s AND expires > clock_timestamp())"
+    " ON CONFLICT (table_id) DO UPDATE SET timer_id = excluded.timer_id,"
+    " remaining = excluded.remaining, warn_at = excluded.warn_at, paused = excluded.paused,"
+    " updated = excluded.updated"
+)
+Row = tuple[str, int, str, float, str, str | None]
+
+
+class _Uncertain(LogUnavailable):
+    """The COMMIT got no answer: the rows may be in the log or not."""
+
+
+class PostgresLog:
+    """Every table of every server in one PostgreSQL database. `owner` names this server in
+    the leases; a log without an owner (the command-line tools) is not fenced."""
+
+    shared = True
+
+    def __init__(self, dsn: str, *, owner: str | None = None, lease: float = LEASE_SECONDS) -> None:
+        self.dsn = dsn
+        self.owner = owner
+        self.lease = lease
+        self.healthy = True
+        self._held: dict[str, int] = {}  # table id -> the epoch of the lease held here
+        self._next_seq: dict[str, int] = {}
+        self._client_ids: dict[str, dict[str, int]] = {}
+        self._batch: list[tuple[Row, asyncio.Future[int]]] = []
+        self._draining: asyncio.Task[None] | None = None
+        self._closed = False
+        self._fenced: Callable[[str], None] = lambda table_id: None
+        self._write_db: psycopg.Connection[Any] | None = None
+        self._read_db: psycopg.Connection[Any] | None = None
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-log")
+        try:
+            self._wait_for_writer(self._create_schema)
+        except BaseException:
+            self._writer.shutdown(wait=True)
+            raise
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        try:
+            return psycopg.connect(
+                self.dsn,
+                autocommit=True,  # transactions are opened explicitly (BEGIN ... COMMIT)
+                connect_timeout=CONNECT_TIMEOUT,
+                options="-c synchronous_commit=on",
+            )
+        except psycopg.Error as error:
+            self.healthy = False
+            raise LogUnavailable(f"the event log's database refuses: {error}") from None
+
+    def _create_schema(self) -> None:
+        def create(db: psycopg.Connection[Any]) -> None:
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+
+        self._in_transaction(create)
+
+    # --- tables --------------------------------------------------------------------------
+
+    def create_table(self, table_id: str, settings: dict[str, Any]) -> None:
+        def write(db: psycopg.Connection[Any]) -> None:
+            db.execute(
+                "INSERT INTO tables (id, settings, created) VALUES (%s, %s, %s)",
+                (table_id, _encode(settings), time.time()),
+            )
+            if self.owner is not None:  # the server that makes a table hosts it
+                db.execute(
+                    "INSERT INTO leases (table_id, owner, epoch, expires, heartbeat) VALUES"
+                    " (%s, %s, 1, clock_timestamp() + %s * interval '1 second',"
+                    " clock_timestamp())",
+                    (table_id, self.owner, self.lease),
+                )
+
+        self._wait_for_writer(self._in_transaction, write)
+        if self.owner is not None:
+            self._taken(table_id, 1)
+
+    def table_settings(self, table_id: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT settings FROM tables WHERE id = %s", (table_id,))
+        return None if not rows else _decode(rows[0][0])
+
+    def tables(self, *, archived: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        query = "SELECT id, settings FROM tables"
+        if not archived:
+            query += " WHERE id NOT IN (SELECT table_id FROM archived)"
+        rows = self._read(query + " ORDER BY created, id", ())
+        return [(table_id, _decode(settings)) for table_id, settings in rows]
+
+    def archive(self, table_id: str) -> None:
+        row = (table_id, time.time())
+        self._wait_for_writer(
+            self._in_transaction,
+            lambda db: db.execute(
+                "INSERT INTO archived (table_id, wall) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                row,
+            ),
+        )
+
+    def is_archived(self, table_id: str) -> bool:
+        return bool(self._read("SELECT 1 FROM archived WHERE table_id = %s", (table_id,)))
+
+    # --- events --------------------------------------------------------------------------
+
+    def append(
+        self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None
+    ) -> int:
+        """Commit one input and return its sequence number (waits; a table uses `commit`)."""
+        seq = self._seq(table_id)
+        row = (table_id, seq, _encode(record), time.time(), source, client_id)
+        outcome = self._wait_for_writer(self._insert, [row])[0]
+        self._next_seq[table_id] = seq + 1
+        self._after([row], [outcome])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return seq
+
+    async def commit(
+        self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None
+    ) -> int:
+        """Queue one accepted input for the writer; its sequence number once it is durable.
+        Every input committed while a transaction is on its way shares the next one."""
+        if self._closed:
+            raise RuntimeError("the event log is closed")
+        seq = self._seq(table_id)
+        self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
+        row = (table_id, seq, _encode(record), time.time(), source, client_id)
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._batch.append((row, future))
+        if self._draining is None:
+            self._draining = asyncio.create_task(self._drain(), name="event-log writer")
+        return await future
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._batch:
+                batch, self._batch = self._batch, []
+                rows = [row for row, _ in batch]
+                try:
+                    outcomes = await loop.run_in_executor(self._writer, self._insert, rows)
+                except BaseException as error:  # the writer is gone (shutdown): say so
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(RuntimeError(f"the event log failed: {error}"))
+                    raise
+                self._after(rows, outcomes)
+                _settle(batch, outcomes)
+        finally:
+            self._draining = None
+
+    def _after(self, rows: list[Row], outcomes: list[int | Exception]) -> None:
+        """On the loop: remember the client ids written; drop the tables fenced out."""
+        dropped: set[str] = set()
+        for row, outcome in zip(rows, outcomes, strict=True):
+            if isinstance(outcome, Fenced | _Uncertain):
+                dropped.add(row[0])
+            elif not isinstance(outcome, Exception) and row[5] is not None:
+                self._client_ids.setdefault(row[0], {})[row[5]] = outcome
+        for table_id in dropped:
+            self._forget(table_id)
+            self._fenced(table_id)
+
+    def _insert(self, rows: list[Row]) -> list[int | Exception]:
+        """On the writer thread: every row whose table this log holds, in one transaction
+        (or, if one of them is bad, each in its own); the others are fenced out."""
+        tables = sorted({row[0] for row in rows})
+
+        def write(db: psycopg.Connection[Any]) -> set[str]:
+            held = self._fence(db, tables)
+            good = [row for row in rows if row[0] in held]
+            if good:
+                with db.cursor() as cursor:
+                    cursor.executemany(INSERT, good)
+            return held
+
+        try:
+            held = self._in_transaction(write)
+        except psycopg.IntegrityError as error:  # one bad row must not sink the others
+            if len(rows) == 1:
+                return [error]
+            return [self._insert([row])[0] for row in rows]
+        except LogUnavailable as failure:
+            return [failure for _ in rows]
+        return [row[1] if row[0] in held else self._fenced_out(row[0]) for row in rows]
+
+    def _fence(self, db: psycopg.Connection[Any], tables: list[str]) -> set[str]:
+        """The tables among these whose lease this log holds now (rows locked FOR SHARE)."""
+        if self.owner is None:
+            return set(tables)
+        found = db.execute(HELD, (tables, self.owner)).fetchall()
+        return {table_id for table_id, epoch in found if self._held.get(table_id) == epoch}
+
+    def _fenced_out(self, table_id: str) -> Fenced:
+        logger.warning("table %s: fenced out, another server holds its lease now", table_id)
+        return Fenced(f"table {table_id} is hosted by another server now")
+
+    def find_client_id(self, table_id: str, client_id: str) -> int | None:
+        """The sequence number of the input sent with this client message id, if any (read
+        once per table, then kept in memory)."""
+        known = self._client_ids.get(table_id)
+        if known is None:
+            rows = self._read(
+                "SELECT client_id, seq FROM events WHERE table_id = %s AND client_id IS NOT NULL",
+                (table_id,),
+            )
+            known = self._client_ids[table_id] = {key: int(seq) for key, seq in rows}
+        return known.get(client_id)
+
+    def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]:
+        query = (
+            "SELECT seq, record, source, client_id, undone, wall FROM events"
+            " WHERE table_id = %s" + ("" if include_undone else " AND NOT undone") + " ORDER BY seq"
+        )
+        return [
+            Entry(
+                seq=seq,
+                record=_decode(record),
+                source=source,
+                client_id=client_id,
+                undone=bool(undone),
+                wall=wall,
+            )
+            for seq, record, source, client_id, undone, wall in self._read(query, (table_id,))
+        ]
+
+    def mark_undone(
+        self,
+        table_id: str,
+        seq: int,
+        *,
+        undo_record: dict[str, Any],
+        source: str,
+        client_id: str | None = None,
+    ) -> int:
+        """Mark entry `seq` undone and log the undo itself, in one fenced transaction."""
+        undo_seq = self._seq(table_id)
+        row = (table_id, undo_seq, _encode(undo_record), time.time(), source, client_id)
+
+        def write(db: psycopg.Connection[Any]) -> None:
+            if table_id not in self._fence(db, [table_id]):
+                raise self._fenced_out(table_id)
+            changed = db.execute(
+                "UPDATE events SET undone = true WHERE table_id = %s AND seq = %s AND NOT undone",
+                (table_id, seq),
+            ).rowcount
+            if changed != 1:
+                raise LookupError(f"table {table_id}: no active entry {seq} to undo")
+            db.execute(INSERT, row)
+
+        try:
+            self._wait_for_writer(self._in_transaction, write)
+        except (Fenced, _Uncertain):
+            self._forget(table_id)
+            self._fenced(table_id)
+            raise
+        self._next_seq[table_id] = undo_seq + 1
+        if client_id is not None:
+            self._client_ids.setdefault(table_id, {})[client_id] = undo_seq
+        return undo_seq
+
+    # --- clocks --------------------------------------------------------------------------
+
+    def save_clocks(self, rows: dict[str, ClockRow]) -> Future[None]:
+        """Queue the timers of many tables for one transaction, fenced like every write
+        (a table no longer held here is left alone); returns without waiting."""
+        now = time.time()
+        free = self.owner is None
+        values = [
+            (table_id, row.timer_id, row.remaining, row.warn_at, row.paused, now, free,
+             table_id, self.owner, self._held.get(table_id, -1))
+            for table_id, row in rows.items()
+            if free or table_id in self._held
+        ]  # fmt: skip
+
+        def write(db: psycopg.Connection[Any]) -> None:
+            with db.cursor() as cursor:
+                cursor.executemany(SAVE_CLOCK, values)
+
+        done = self._writer.submit(self._in_transaction, write) if values else _done()
+        done.add_done_callback(_log_failure)
+        return done
+
+    def load_clock(self, table_id: str) -> ClockRow | None:
+        rows = self._read(
+            "SELECT timer_id, remaining, paused, warn_at FROM clocks WHERE table_id = %s",
+            (table_id,),
+        )
+        if not rows:
+            return None
+        timer_id, remaining, paused, warn_at = rows[0]
+        return ClockRow(timer_id=timer_id, remaining=remaining, paused=paused, warn_at=warn_at)
+
+    # --- ownership -----------------------------------------------------------------------
+
+    async def claim(self, table_id: str) -> bool:
+        """Take the table's lease when nobody holds it (or it is this server's own): a new
+        epoch, so any write still on its way under the old one is fenced out."""
+        if self.owner is None:
+            return True
+        params = {"t": table_id, "o": self.owner, "l": self.lease}
+        rows = await self._on_writer(
+            self._in_transaction, lambda db: db.execute(CLAIM, params).fetchall()
+        )
+        if not rows:
+            return False
+        self._taken(table_id, int(rows[0][0]))
+        return True
+
+    async def renew(self, table_ids: list[str]) -> set[str]:
+        held = [(t, self._held[t]) for t in table_ids if t in self._held]
+        lost = {t for t in table_ids if t not in self._held}
+        if self.owner is None or not held:
+            return lost
+        params = (self.lease, [t for t, _ in held], [e for _, e in held], self.owner)
+        rows = await self._on_writer(
+            self._in_transaction, lambda db: db.execute(RENEW, params).fetchall()
+        )
+        kept = {row[0] for row in rows}
+        for table_id, _ in held:
+            if table_id not in kept:
+                lost.add(table_id)
+                self._forget(table_id)
+        return lost
+
+    async def release(self, table_ids: list[str]) -> None:
+        """Expire these leases now, after every write queued before (a drain)."""
+        mine = [t for t in table_ids if t in self._held]
+        if self.owner is None or not mine:
+            return
+        await self._on_writer(
+            self._in_transaction,
+            lambda db: db.execute(
+                "UPDATE leases SET expires = clock_timestamp() - interval '1 second'"
+                " WHERE owner = %s AND table_id = ANY(%s)",
+                (self.owner, mine),
+            ),
+        )
+        for table_id in mine:
+            self._forget(table_id)
+
+    async def unowned(self) -> list[str]:
+        rows = await self._on_writer(
+            self._in_transaction, lambda db: db.execute(UNOWNED, (self.owner,)).fetchall()
+        )
+        return [row[0] for row in rows]
+
+    async def owners(self) -> dict[str, str]:
+        rows = await self._on_writer(
+            self._in_transaction,
+            lambda db: db.execute(
+                "SELECT table_id, owner FROM leases WHERE expires > clock_timestamp()"
+            ).fetchall(),
+        )
+        return {table_id: owner for table_id, owner in rows}
+
+    def on_fenced(self, callback: Callable[[str], None]) -> None:
+        self._fenced = callback
+
+    def _taken(self, table_id: str, epoch: int) -> None:
+        """A lease taken: what was cached about the table may be stale (another server
+        wrote it meanwhile), read it again."""
+        self._held[table_id] = epoch
+        self._next_seq.pop(table_id, None)
+        self._client_ids.pop(table_id, None)
+
+    def _forget(self, table_id: str) -> None:
+        self._held.pop(table_id, None)
+        self._next_seq.pop(table_id, None)
+        self._client_ids.pop(table_id, None)
+
+    # --- lifetime ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Write what is queued and close (inputs committed in this very turn are kept)."""
+        if self._closed:
+            return
+        self._closed = True
+        batch, self._batch = self._batch, []
+        if batch:
+            rows = [row for row, _ in batch]
+            outcomes = self._wait_for_writer(self._insert, rows)
+            _settle(batch, outcomes)
+        if self._read_db is not None:
+            self._read_db.close()
+        try:
+            self._wait_for_writer(self._close_writer)
+        finally:
+            self._writer.shutdown(wait=True)
+
+    def _close_writer(self) -> None:
+        if self._write_db is not None:
+            self._write_db.close()
+            self._write_db = None
+
+    # --- the writer thread and the loop's reads ------------------------------------------
+
+    def _wait_for_writer(self, function: Callable[..., T], *args: Any) -> T:
+        return self._writer.submit(function, *args).result()
+
+    async def _on_writer(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._writer, function, *args)
+
+    def _in_transaction(self, write: Callable[[psycopg.Connection[Any]], T]) -> T:
+        """One transaction on the writer thread. A constraint is the row's fault (raises
+        IntegrityError); anything else is the database's: LogUnavailable, the connection
+        dropped and made again at the next write. A connection found dead at BEGIN (the
+        database restarted since) is made again at once: nothing was sent on it."""
+        committing = False
+        try:
+            fresh = self._write_db is None or self._write_db.closed
+            if fresh:
+                self._write_db = self._connect()
+            assert self._write_db is not None
+            try:
+                self._write_db.execute("BEGIN")
+            except psycopg.OperationalError:
+                if fresh:
+                    raise
+                self._drop_writer()
+                self._write_db = self._connect()
+                self._write_db.execute("BEGIN")
+            db = self._write_db
+            try:
+                result = write(db)
+            except BaseException:
+                if not db.broken:
+                    db.execute("ROLLBACK")
+                raise
+            committing = True
+            db.execute("COMMIT")
+        except (psycopg.IntegrityError, Fenced, LookupError):
+            raise
+        except psycopg.Error as error:
+            self.healthy = False
+            self._drop_writer()
+            logger.error("event log: a write failed: %s", error)
+            kind = _Uncertain if committing else LogUnavailable
+            raise kind(f"the event log cannot be written ({error})") from None
+        except LogUnavailable:
+            self.healthy = False
+            raise
+        self.healthy = True
+        return result
+
+    def _drop_writer(self) -> None:
+        if self._write_db is not None:
+            with contextlib.suppress(psycopg.Error):
+                self._write_db.close()
+            self._write_db = None
+
+    def _read(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """A query on the loop's connection; one found dead (the database restarted since)
+        is made again once."""
+        for attempt in (1, 2):
+            fresh = self._read_db is None or self._read_db.closed
+            try:
+                if fresh:
+                    self._read_db = self._connect()
+                assert self._read_db is not None
+                return self._read_db.execute(query, params).fetchall()
+            except psycopg.Error as error:
+                if self._read_db is not None:
+                    self._read_db.close()
+                    self._read_db = None
+                if fresh or attempt == 2 or not isinstance(error, psycopg.OperationalError):
+                    raise LogUnavailable(f"the event log cannot be read ({error})") from None
+        raise AssertionError("unreachable")
+
+    def _seq(self, table_id: str) -> int:
+        if table_id not in self._next_seq:
+            rows = self._read(
+                "SELECT COALESCE(MAX(seq), 0) FROM events WHERE table_id = %s", (table_id,)
+            )
+            self._next_seq[table_id] = int(rows[0][0]) + 1
+        return self._next_seq[table_id]
+
+
+def _settle(batch: list[tuple[Row, asyncio.Future[int]]], outcomes: list[int | Exception]) -> None:
+    for (_, future), outcome in zip(batch, outcomes, strict=True):
+        if future.done():
+            continue
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
+
+
+def _done() -> Future[None]:
+    future: Future[None] = Future()
+    future.set_result(None)
+    return future
+
+
+def _log_failure(future: Future[None]) -> None:
+    if future.exception() is not None:
+        logger.error("event log: saving the clocks failed", exc_info=future.exception())
+
+
+def _encode(value: Any) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+def _decode(text: str) -> Any:
+    return msgspec.json.decode(text)

@@ -1,0 +1,164 @@
+"""The event log's promise, on SQLite and on PostgreSQL alike (the Log port)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+
+import psycopg
+import pytest
+
+from plugin.host.log import ClockRow
+from plugin.host.ports import Log
+
+from .conftest import OpenLog
+
+DUPLICATE = (sqlite3.IntegrityError, psycopg.IntegrityError)
+
+
+def _hold_the_writer(log: Log) -> threading.Event:
+    """Park the writer thread until the returned event is set (as if the disk were slow)."""
+    parked, release = threading.Event(), threading.Event()
+
+    def wait() -> None:
+        parked.set()
+        assert release.wait(10), "the test never released the writer"
+
+    log._writer.submit(wait)  # type: ignore[attr-defined]
+    assert parked.wait(5)
+    return release
+
+
+def test_appends_survive_reopening_in_order(open_log_at: OpenLog) -> None:
+    log = open_log_at()
+    log.create_table("t1", {"seats": 10})
+    assert log.append("t1", {"type": "vote", "voter": 1}, source="1", client_id="1/a") == 1
+    assert log.append("t1", {"type": "pass", "seat": 2}, source="2") == 2
+    log.close()
+    again = open_log_at()
+    assert again.tables() == [("t1", {"seats": 10})]
+    assert again.table_settings("t1") == {"seats": 10} and again.table_settings("x") is None
+    assert [(e.seq, e.record["type"], e.source, e.client_id) for e in again.entries("t1")] == [
+        (1, "vote", "1", "1/a"),
+        (2, "pass", "2", None),
+    ]
+    assert again.find_client_id("t1", "1/a") == 1
+    again.close()
+
+
+def test_client_id_is_unique_per_table(open_log_at: OpenLog) -> None:
+    log = open_log_at()
+    log.create_table("t1", {})
+    log.create_table("t2", {})
+    log.append("t1", {"type": "x"}, source="1", client_id="1/m1")
+    log.append("t2", {"type": "x"}, source="1", client_id="1/m1")  # another table: fine
+    assert log.find_client_id("t1", "1/m1") == 1
+    assert log.find_client_id("t1", "1/m2") is None
+    with pytest.raises(DUPLICATE):
+        log.append("t1", {"type": "y"}, source="1", client_id="1/m1")
+    assert [e.record["type"] for e in log.entries("t1")] == ["x"]  # nothing half-written
+    assert log.append("t1", {"type": "z"}, source="1", client_id="1/m3") >= 2
+    assert log.find_client_id("t1", "1/m3") is not None  # known without asking again
+    log.close()
+
+
+def test_undo_marks_and_never_deletes(open_log_at: OpenLog) -> None:
+    log = open_log_at()
+    log.create_table("t1", {})
+    log.append("t1", {"type": "a"}, source="host")
+    log.append("t1", {"type": "b"}, source="host")
+    undo = log.mark_undone("t1", 2, undo_record={"type": "table.undo", "seq": 2}, source="host")
+    assert undo == 3
+    assert [e.record["type"] for e in log.entries("t1")] == ["a", "table.undo"]
+    everything = log.entries("t1", include_undone=True)
+    assert [(e.record["type"], e.undone) for e in everything] == [
+        ("a", False),
+        ("b", True),
+        ("table.undo", False),
+    ]
+    with pytest.raises(LookupError):
+        log.mark_undone("t1", 2, undo_record={"type": "table.undo", "seq": 2}, source="host")
+    log.close()
+
+
+def test_clock_rows_are_upserted_and_survive(open_log_at: OpenLog) -> None:
+    log = open_log_at()
+    log.create_table("t1", {})
+    assert log.load_clock("t1") is None
+    log.save_clocks({"t1": ClockRow(timer_id=1, remaining=30.0, paused=False)}).result(5)
+    log.save_clocks({"t1": ClockRow(timer_id=2, remaining=12.5, paused=True, warn_at=10)})
+    log.close()
+    again = open_log_at()
+    assert again.load_clock("t1") == ClockRow(timer_id=2, remaining=12.5, paused=True, warn_at=10)
+    again.close()
+
+
+def test_archived_tables_are_kept_but_not_live(open_log_at: OpenLog) -> None:
+    log = open_log_at()
+    log.create_table("t1", {"n": 1})
+    log.create_table("t2", {"n": 2})
+    log.archive("t1")
+    log.archive("t1")  # idempotent
+    assert log.is_archived("t1") and not log.is_archived("t2")
+    assert [t for t, _ in log.tables()] == ["t2"]
+    assert [t for t, _ in log.tables(archived=True)] == ["t1", "t2"]
+    log.close()
+
+
+def test_an_unknown_table_is_refused(open_log_at: OpenLog) -> None:
+    log = open_log_at()
+    with pytest.raises(Exception) as refused:
+        log.append("nope", {"type": "x"}, source="host")
+    assert isinstance(refused.value, (*DUPLICATE, LookupError, Exception))
+    assert log.entries("nope") == []
+    log.close()
+
+
+async def test_group_commit_shares_a_transaction_and_survives_a_bad_row(
+    open_log_at: OpenLog,
+) -> None:
+    log = open_log_at()
+    for table_id in ("t1", "t2"):
+        log.create_table(table_id, {})
+    log.append("t1", {"type": "first"}, source="1", client_id="1/dup")
+    batches: list[int] = []
+    insert = log._insert  # type: ignore[attr-defined]
+    log._insert = lambda rows: (batches.append(len(rows)), insert(rows))[1]  # type: ignore[attr-defined]
+    release = _hold_the_writer(log)
+    first = asyncio.create_task(log.commit("t1", {"type": "a"}, source="1"))
+    await asyncio.sleep(0.05)  # the first batch is waiting for the writer
+    later = [
+        asyncio.create_task(log.commit("t2", {"type": "b"}, source="2")),
+        asyncio.create_task(log.commit("t1", {"type": "again"}, source="1", client_id="1/dup")),
+        asyncio.create_task(log.commit("t2", {"type": "c"}, source="2")),
+    ]
+    ticks = 0
+    for _ in range(10):  # the loop goes on while the writer is busy; nothing is acked
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert ticks == 10 and not first.done()
+    release.set()
+    results = await asyncio.wait_for(asyncio.gather(first, *later, return_exceptions=True), 10)
+    assert results[0] == 2 and results[1] == 1 and results[3] == 2
+    assert isinstance(results[2], DUPLICATE)
+    assert batches[:2] == [1, 3]  # the three that came during the first write: one batch
+    log.close()
+    again = open_log_at()
+    assert [e.record["type"] for e in again.entries("t1")] == ["first", "a"]
+    assert [e.record["type"] for e in again.entries("t2")] == ["b", "c"]
+    again.close()
+
+
+async def test_close_writes_what_was_committed_in_the_same_turn(open_log_at: OpenLog) -> None:
+    log = open_log_at()
+    log.create_table("t1", {})
+    commit = asyncio.ensure_future(log.commit("t1", {"type": "last"}, source="host"))
+    await asyncio.sleep(0)  # queued, not yet handed to the writer
+    log.close()
+    assert await commit == 1
+    with pytest.raises(RuntimeError, match="closed"):
+        await log.commit("t1", {"type": "late"}, source="host")
+    again = open_log_at()
+    assert [e.record["type"] for e in again.entries("t1")] == ["last"]
+    again.close()
