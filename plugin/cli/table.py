@@ -155,6 +155,9 @@ def main(argv: list[str]) -> int:
     print(f"host:    {answer['host']['link']}")
     for seat in answer["seats"]:
         print(f"seat {seat['seat']:>2} {seat['name']}: {seat['link']}")
+    if "watch" in answer:  # one link for any number of spectators, and the OBS overlay
+        print(f"watch:   {answer['watch']['link']}")
+        print(f"overlay: {answer['watch']['overlay']}")
     return 0
 
 

@@ -160,7 +160,7 @@ class Table:
         self._queue.put_nowait(_Job(sender, command, reply))
         return await reply
 
-    async def reissue(self, seats: Sequence[int | Literal["host"]]) -> None:
+    async def reissue(self, seats: Sequence[int | Literal["host", "watch"]]) -> None:
         """New links for these seats: a new generation each, durable before it counts, so
         the tokens of the old links are refused from now on (and after a restart)."""
         record = {"type": REISSUE, "seats": list(seats)}

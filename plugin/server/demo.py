@@ -86,6 +86,8 @@ def _print_links(links: dict[str, Any], demo: DemoTable, base_url: str, db: obje
     for seat in links["seats"]:
         who = "you" if seat["seat"] <= demo.humans else "bot"
         print(f"  seat {seat['seat']:>2} ({who}): {seat['link']}")
+    print(f"  spectators:   {links['watch']['link']}")
+    print(f"  OBS overlay:  {links['watch']['overlay']}")
     if demo.humans:
         print("Open the console to start the game (the big key, or the space bar).")
     print("Ctrl-C stops the demo.", flush=True)

@@ -458,7 +458,8 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
 
 
 class _Reissue(msgspec.Struct, forbid_unknown_fields=True):
-    seat: int | Literal["host"] | None = None  # None: every seat's link and the host's
+    # None: every link (the seats', the host's and the spectators' watch link)
+    seat: int | Literal["host", "watch"] | None = None
 
 
 _REISSUE = msgspec.json.Decoder(_Reissue)
@@ -488,8 +489,11 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
         except BadBody as refusal:
             return _error(refusal.status, refusal.code, refusal.message)
         except (msgspec.DecodeError, RecursionError) as error:
-            return _error(400, "bad_request", f'expected {{"seat": N | "host"}}: {error}')
-        everyone: list[int | Literal["host"]] = [HOST, *range(1, table.settings.seats + 1)]
+            message = f'expected {{"seat": N | "host" | "watch"}}: {error}'
+            return _error(400, "bad_request", message)
+        everyone: list[int | Literal["host", "watch"]] = [
+            HOST, WATCH, *range(1, table.settings.seats + 1)
+        ]  # fmt: skip
         if wanted.seat is not None and wanted.seat not in everyone:
             return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
         seats = everyone if wanted.seat is None else [wanted.seat]
@@ -497,8 +501,9 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             await table.reissue(seats)
         except LogUnavailable as failure:
             return _error(503, "log_unavailable", str(failure))
-        for seat in seats:
-            server.hub.close_viewer(table.id, seat, "token_reissued", "this link was replaced")
+        for seat in seats:  # spectators are the public viewer (None)
+            viewer = None if seat == WATCH else seat
+            server.hub.close_viewer(table.id, viewer, "token_reissued", "this link was replaced")
         return JSONResponse(server.links(table))
 
     return reissue

@@ -100,3 +100,20 @@ def test_the_watch_link_is_not_the_hosts_for_the_api(client: TestClient) -> None
         headers={"Authorization": f"Bearer {links['watch']['token']}"},
     )
     assert answer.status_code == 401
+
+
+def test_the_watch_link_can_be_reissued_and_the_old_one_is_refused(tmp_path: Path) -> None:
+    config = ServerConfig(db_path=tmp_path / "w.db", admin_key="k", secret=b"w" * 32)
+    with TestClient(create_app(config)) as client:
+        auth = {"Authorization": "Bearer k"}
+        links = client.post("/api/tables", json={"seats": 10}, headers=auth).json()
+        old = links["watch"]["token"]
+        answer = client.post(f"/api/tables/{links['id']}/reissue", json={"seat": "watch"},
+                             headers=auth)  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        new = answer.json()["watch"]["token"]
+        assert new != old and answer.json()["seats"] == answer.json()["seats"]
+        for token, expected in ((old, "error"), (new, "state")):
+            with client.websocket_connect("/ws") as ws:
+                ws.send_text(json.dumps({"type": "hello", "token": token}))
+                assert json.loads(ws.receive_text())["type"] == expected
