@@ -75,6 +75,27 @@ const tileFor = (seat) => {
   return tile;
 };
 
+// The audio connection as the widget keeps it (widget/av.js): an attempt that fails, or is
+// not up within 12 s (a lost ICE check on a loaded machine), is closed and made again.
+async function connectAudio(attempts = 3) {
+  for (let attempt = 1; ; attempt++) {
+    const room = await connect(`/rtc/${table}/offer`, token);
+    const up = await new Promise((resolve) => {
+      const check = () => {
+        const state = room.pc.connectionState;
+        if (state === "connected") resolve(true);
+        else if (state === "failed" || state === "closed") resolve(false);
+      };
+      room.pc.addEventListener("connectionstatechange", check);
+      check();
+      setTimeout(() => resolve(room.pc.connectionState === "connected"), 12000);
+    });
+    if (up || attempt >= attempts) return room;
+    console.warn(`audio: attempt ${attempt} did not connect (${room.pc.connectionState})`);
+    room.pc.close();
+  }
+}
+
 window.join = async ({ audio = true, video = true } = {}) => {
   const view = await new Promise((resolve, reject) => {
     const control = new WebSocket(`${ws}://${location.host}/ws`);
@@ -89,7 +110,7 @@ window.join = async ({ audio = true, video = true } = {}) => {
     };
     window.control = control;
   });
-  if (audio) window.room = await connect(`/rtc/${table}/offer`, token);
+  if (audio) window.room = await connectAudio();
   if (video) {
     window.video = await startVideo({
       wsUrl: `${ws}://${location.host}/video`, token, seat: view.you, tileFor, view,
@@ -219,9 +240,10 @@ async def join(
     *,
     audio: bool = True,
     video: bool = True,
-    timeout: float = 30,
+    timeout: float = 45,
 ) -> None:
-    """Open the call page for `who` and join; wait until its audio connection is up."""
+    """Open the call page for `who` and join; wait until its audio connection is up (the
+    page makes up to three attempts, as the widget does)."""
     await page.goto(site.page_url(who), timeout=timeout * 1000)
     await page.wait_for_function("window.ready === true", timeout=timeout * 1000)
     await page.evaluate("(o) => window.join(o)", {"audio": audio, "video": video})
