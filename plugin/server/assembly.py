@@ -8,11 +8,12 @@ the voice, from one ServerOptions; and the one way it runs (plugin.server.http).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import secrets
 import socket
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -132,12 +133,49 @@ async def run(
     listens, exited as soon as it is asked to stop), then shut down gracefully (every
     table's microphones given back, the log flushed). A log file that is not an event log
     (empty, damaged, another file) stops it before it listens: one line, status 2."""
+    with contextlib.ExitStack() as held:
+        try:
+            if not is_url(str(options.db)):  # PostgreSQL says what is wrong when it is opened
+                held.enter_context(hosting_lock(Path(options.db)))
+                EventLog(options.db).close()  # opened again by the registry, once listening
+        except (BadLogFile, AlreadyHosted) as error:
+            print(f"{name}: {error}", file=sys.stderr, flush=True)
+            return 2
+        return await _serve(options, name, session)
+
+
+class AlreadyHosted(Exception):
+    """Another server process already hosts the tables of this SQLite file."""
+
+
+@contextlib.contextmanager
+def hosting_lock(db: Path) -> Iterator[None]:
+    """Hold the hosting lock of a SQLite log for as long as this server runs. With SQLite
+    there is no lease (that is PostgreSQL's job, docs/servers.md): two servers on one file
+    would both replay and time the same tables, both open and close microphones, and
+    interleave their writes. So the second one is refused before it touches anything. The
+    lock is the kernel's (flock on `<db>.lock`): a killed server loses it with its process,
+    and `autohost table new` / `protocol` (which only add a table or read) never take it."""
+    path = db.with_name(db.name + ".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        if not is_url(str(options.db)):  # PostgreSQL says what is wrong when it is opened
-            EventLog(options.db).close()  # opened again by the registry, once listening
-    except BadLogFile as error:
-        print(f"{name}: {error}", file=sys.stderr, flush=True)
-        return 2
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            raise AlreadyHosted(
+                f"{db} is already hosted by another server{f' (pid {pid})' if pid else ''}; "
+                "one SQLite log has one server (several servers share PostgreSQL)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+async def _serve(options: ServerOptions, name: str, session: Session | None) -> int:
     hosting = build(options)
     tls = (options.tls_cert, options.tls_key) if options.tls_cert and options.tls_key else None
     async with listening(

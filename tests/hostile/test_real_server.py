@@ -246,3 +246,30 @@ def test_a_log_file_that_is_not_an_event_log_is_refused_naming_it(
     assert len(lines) == 1 and str(db) in lines[0], done.stderr
     assert "Traceback" not in done.stderr and "listening" not in done.stdout
     assert db.read_bytes() == before  # refused, not "repaired"
+
+
+def test_a_second_server_on_one_sqlite_file_is_refused_and_the_first_goes_on(
+    tmp_path: Path,
+) -> None:
+    """Two servers on one SQLite file both replayed and timed the same tables and both wrote
+    (issue 16). The second is refused before it opens anything; a killed first one leaves no
+    stale lock behind."""
+    db = tmp_path / "autohost.db"
+    with ServerProcess(db, options=["--no-voice"]) as first:
+        table = new_table(first)
+        before = db.read_bytes()
+        done = subprocess.run(
+            [sys.executable, "-m", "plugin.cli", "serve", "--port", "0", "--db", str(db),
+             "--no-voice"],
+            capture_output=True, text=True, timeout=60, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 2, done
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(db) in lines[0] and "already hosted" in lines[0], lines
+        assert f"pid {first.pid}" in lines[0], lines
+        assert "listening" not in done.stdout and db.read_bytes() == before
+        reply = honest_vote(first, table["seats"][0]["token"])  # the first one goes on
+        assert reply["type"] in ("ack", "error"), reply
+        first.kill()
+        first.start()  # the lock died with the killed process: the same command starts
+        assert httpx.get(f"{first.base}/healthz", timeout=30).json()["ok"] is True
