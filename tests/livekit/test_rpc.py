@@ -141,7 +141,8 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
                 if speakers[0] == 2:  # seat 2 nominates over RPC
                     assert (await seat2.send("nominate", target=target))["type"] == "ack"
                 else:
-                    await table.submit(speakers[0], Command(kind="nominate", fields={"target": target}))
+                    nominate = Command(kind="nominate", fields={"target": target})
+                    assert (await table.submit(speakers[0], nominate)).ok
             outcome = await table.submit(HOST, Command(kind="next", fields={}))
             assert outcome.ok, outcome
 
