@@ -45,6 +45,7 @@ class TableOverlay:
         self.channel = channel
         self._server = server
         self.connections: dict[str, Connection] = {}  # identity -> its hub connection
+        self.hidden: set[str] = set()  # the hidden listeners given the spectators' view
         self._tasks: set[asyncio.Task[None]] = set()
 
     def _viewer(self, caller: Caller, seats: int) -> Viewer:
@@ -122,6 +123,25 @@ class TableOverlay:
         if connection is not None and server is not None:
             table = server.registry.tables.get(self.table_id) if server.registry else None
             await server.hub.detach(connection, table.snapshot() if table else None)
+
+    async def listeners(self, identities: set[str]) -> None:
+        """The hidden listeners now in the room: each gets the spectators' view (they
+        cannot ask: LiveKit hides their identity from the bot's RPC), the gone ones none."""
+        server = self._server()
+        table = server.registry.tables.get(self.table_id) if server and server.registry else None
+        if server is None or table is None:
+            return
+        for identity in self.hidden - identities:
+            self.hidden.discard(identity)
+            await self.gone(identity)
+        for identity in identities - self.hidden:
+            if identity in self.connections:
+                continue
+            self.hidden.add(identity)
+            connection = self._connection(server, identity, None)
+            self.connections[identity] = connection
+            server.hub.attach(connection, table.snapshot())
+        self.hidden &= set(self.connections)  # those whose sends failed are tried again
 
     def _connection(self, server: Server, identity: str, viewer: Viewer) -> Connection:
         async def send(data: bytes) -> None:

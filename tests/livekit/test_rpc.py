@@ -45,6 +45,12 @@ def club_token(identity: str, **attributes: str) -> str:
     return token.with_attributes(attributes).to_jwt() if attributes else token.to_jwt()
 
 
+def hidden_token(identity: str) -> str:
+    """A hidden listener (a club's stream, a silent observer): LiveKit shows him to nobody."""
+    grants = VideoGrants(room_join=True, room=ROOM, hidden=True, can_publish=False)
+    return AccessToken(API_KEY, API_SECRET).with_identity(identity).with_grants(grants).to_jwt()
+
+
 def listener_token(identity: str) -> str:
     """A listener without a seat (a spectator a club lets into its call)."""
     grants = VideoGrants(room_join=True, room=ROOM, can_publish=False, can_publish_data=True)
@@ -88,6 +94,9 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
             await join(name, token)
         seat2, seat7, forged = (clients[n] for n in ("seat2", "seat7", "forged"))
         hellos = {name: await client.hello() for name, client in clients.items()}
+        # A hidden listener cannot ask (LiveKit hides his identity from the bot, so no
+        # answer could reach him): the bot sends him the spectators' view unasked.
+        hidden = await join("hidden", hidden_token("stream-1"))
         assert hellos["seat2"]["seat"] == 2 and hellos["seat7"]["seat"] == 7
         assert hellos["forged"]["seat"] is None  # an unproved host is a spectator
         assert hellos["watcher"]["seat"] is None
@@ -97,7 +106,7 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
             await eventually(lambda c=client: c.state is not None, f"{name} gets his view")
         assert seat2.state["you"] == 2 and seat2.state["me"]["role"] == "mafia"
         assert seat7.state["you"] == 7 and "black_team" not in seat7.state["me"]
-        for name in ("forged", "watcher"):
+        for name in ("forged", "watcher", "hidden"):
             view = clients[name].state
             assert view["you"] is None and "me" not in view and "controls" not in view
         assert not any(c.foreign for c in clients.values())
@@ -156,7 +165,7 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
             round = ((client.state or {}).get("vote") or {}).get("round") or {}
             return round.get("tally")
 
-        for name in ("seat7", "seat2", "host", "watcher"):
+        for name in ("seat7", "seat2", "host", "watcher", "hidden"):
             await eventually(
                 lambda c=clients[name]: (tally(c) or {}).get("5") == 1,
                 f"{name}'s view shows seat 7's vote",
@@ -164,4 +173,6 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
         assert (tally(seat7) or {}).get("5") == 1
         # never a role to the wrong identity: seat 7 saw only his own seat's secrets
         assert {s["me"]["seat"] for s in seat7.states} == {7}
-        assert all("me" not in s for s in clients["watcher"].states)
+        for name in ("watcher", "hidden"):
+            assert all("me" not in s and s["you"] is None for s in clients[name].states)
+        assert all("controls" not in s for s in hidden.states)

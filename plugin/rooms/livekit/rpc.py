@@ -39,6 +39,7 @@ COMMAND_METHOD = "autohost.command"
 TOPIC = "autohost"
 PART_TOPIC = "autohost.part"
 MAX_PACKET_BYTES = 14 * 1024  # under LiveKit's ~15 KiB for one reliable data packet
+LISTENERS_SECONDS = 1.0  # how often the hidden listeners the room lists are looked at
 READ_ROOM_SECONDS = 1.0  # an unknown caller makes the room be re-read at most this often
 
 
@@ -60,6 +61,8 @@ class Handler(Protocol):
     def command(self, caller: Caller, payload: str) -> Awaitable[str]: ...
 
     def gone(self, identity: str) -> Coroutine[Any, Any, None]: ...
+
+    def listeners(self, identities: set[str]) -> Coroutine[Any, Any, None]: ...
 
 
 def parts(data: bytes, seq: int, limit: int = MAX_PACKET_BYTES) -> list[tuple[str, bytes]]:
@@ -86,6 +89,7 @@ class OverlayChannel:
         self._seq = 0
         self._read_at = -READ_ROOM_SECONDS
         self._tasks: set[asyncio.Task[None]] = set()
+        self._watching: asyncio.Task[None] | None = None
 
     def attach(self, rtc_room: rtc.Room) -> None:
         """Serve the overlay's RPC methods in the bot's (new) room."""
@@ -94,6 +98,29 @@ class OverlayChannel:
         local.register_rpc_method(HELLO_METHOD, self._hello)
         local.register_rpc_method(COMMAND_METHOD, self._command)
         rtc_room.on("participant_disconnected", self._disconnected)
+        if self._watching is not None:
+            self._watching.cancel()
+        self._watching = asyncio.get_running_loop().create_task(self._watch(rtc_room))
+
+    def hidden_listeners(self) -> set[str]:
+        """The hidden participants without a seat the room lists (ListParticipants, the
+        webhook): LiveKit hides their identity from an RPC's callee, so they cannot ask,
+        but data reaches them by identity; they get the spectators' view."""
+        return {
+            identity
+            for identity, seen in self.room.participants.items()
+            if seen.permission is not None and seen.permission.hidden
+            and seen.seat is None and not seen.host and identity != BOT_IDENTITY
+        }  # fmt: skip
+
+    async def _watch(self, rtc_room: rtc.Room) -> None:
+        while rtc_room.isconnected():  # a rejoin is a new room, watched by a new task
+            if self.handler is not None:
+                try:
+                    await self.handler.listeners(self.hidden_listeners())
+                except Exception:
+                    log.exception("livekit: the hidden listeners of %s", self.room.room)
+            await asyncio.sleep(LISTENERS_SECONDS)
 
     async def caller(self, identity: str) -> Caller | None:
         """The caller behind a verified identity, None if the room does not know him."""
@@ -141,6 +168,8 @@ class OverlayChannel:
     async def _resolve(self, data: rtc.RpcInvocationData) -> Caller:
         if self.handler is None:
             raise rtc.RpcError(rtc.RpcError.ErrorCode.UNSUPPORTED_METHOD, "no table here yet")
+        if not data.caller_identity:  # a hidden participant: no answer could reach him
+            raise rtc.RpcError(rtc.RpcError.ErrorCode.APPLICATION_ERROR, "hidden caller")
         caller = await self.caller(data.caller_identity)
         if caller is None:
             return Caller(data.caller_identity, None)  # a spectator at most
