@@ -6,6 +6,7 @@ and change nothing; a view longer than one data packet arrives whole, in parts."
 
 from __future__ import annotations
 
+import asyncio
 import json
 from contextlib import AsyncExitStack
 
@@ -175,4 +176,14 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
         assert {s["me"]["seat"] for s in seat7.states} == {7}
         for name in ("watcher", "hidden"):
             assert all("me" not in s and s["you"] is None for s in clients[name].states)
+
+        # A flood from one identity is refused past the socket's rate (the same per-seat
+        # bucket), and what is refused is not applied.
+        flood = [{"v": 1, "id": f"flood-{i}", "type": "vote", "candidate": 6} for i in range(80)]
+        answers = await asyncio.gather(*(seat2.raw(json.dumps(m)) for m in flood))
+        limited = [a for a in answers if a.get("error") == "rate_limited"]
+        assert limited, answers
+        assert table.state.vote is not None and table.state.vote.round is not None
+        assert table.state.vote.round.tally().get(6, 0) <= 1  # one vote per voter, at most
+        assert len(limited) + sum(a["type"] == "ack" for a in answers) <= len(answers)
         assert all("controls" not in s for s in hidden.states)
