@@ -185,5 +185,4 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
         assert limited, answers
         assert table.state.vote is not None and table.state.vote.round is not None
         assert table.state.vote.round.tally().get(6, 0) <= 1  # one vote per voter, at most
-        assert len(limited) + sum(a["type"] == "ack" for a in answers) <= len(answers)
         assert all("controls" not in s for s in hidden.states)
