@@ -127,7 +127,8 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
         ]
         assert [r["type"] for r in refused] == ["error"] * len(refused), refused
         assert [r["error"] for r in refused] == [
-            "spectator", "host_only", "too_large", "bad_json", "bad_message", "bad_message", "bad_version",
+            "spectator", "host_only", "too_large", "bad_json", "bad_message", "bad_message",
+            "bad_version",
         ]  # fmt: skip
         assert refused[4]["id"] == "m1"  # the error names the message it refuses
         assert table.snapshot().version == before and table.state.phase.value == "lobby"
