@@ -24,6 +24,7 @@ from typing import Literal
 import msgspec
 
 from plugin.host.commands import HOST, WATCH, Command
+from plugin.host.table import Table
 from plugin.host.views import Viewer
 from plugin.rooms.livekit.rpc import Caller, OverlayChannel
 from plugin.web import protocol
@@ -33,6 +34,7 @@ from plugin.web.hub import Connection
 log = logging.getLogger(__name__)
 
 _encoder = msgspec.json.Encoder()
+OPENING_SECONDS = 5.0  # how long a call waits for its table to finish opening
 
 
 class TableOverlay:
@@ -62,9 +64,22 @@ class TableOverlay:
             return (self.table_id, WATCH, "livekit", caller.identity)
         return (self.table_id, viewer)
 
-    def _admit(self, caller: Caller) -> tuple[Server, Viewer] | bytes:
-        server = self._server()
-        table = server.registry.tables.get(self.table_id) if server and server.registry else None
+    async def _opened(self) -> tuple[Server | None, Table | None]:
+        """The server and the table, waiting a little for a table still opening: its bot
+        joins (and serves these methods) before the registry lists it, and the first
+        call after a failover often comes in between."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + OPENING_SECONDS
+        while True:
+            server = self._server()
+            registry = server.registry if server is not None else None
+            table = registry.tables.get(self.table_id) if registry is not None else None
+            if table is not None or loop.time() >= deadline:
+                return server, table
+            await asyncio.sleep(0.05)
+
+    async def _admit(self, caller: Caller) -> tuple[Server, Viewer] | bytes:
+        server, table = await self._opened()
         if server is None or table is None:
             code, message = (
                 ("no_table", "not ready") if server is None else server.missing(self.table_id)
@@ -76,7 +91,7 @@ class TableOverlay:
         return server, viewer
 
     async def hello(self, caller: Caller) -> str:
-        checked = self._admit(caller)
+        checked = await self._admit(caller)
         if isinstance(checked, bytes):
             return checked.decode()
         server, viewer = checked
@@ -93,7 +108,7 @@ class TableOverlay:
         return _encoder.encode({"type": "hello", "v": protocol.VERSION, "seat": seat}).decode()
 
     async def command(self, caller: Caller, payload: str) -> str:
-        checked = self._admit(caller)
+        checked = await self._admit(caller)
         if isinstance(checked, bytes):
             return checked.decode()
         server, viewer = checked

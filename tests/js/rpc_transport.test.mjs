@@ -90,3 +90,18 @@ test("an error that is not about the bot's absence is not retried; close stops l
   assert.equal(room.handlers.data.length, 0);
   assert.equal(transport.send("pass"), null);
 });
+
+test("a bot that has no table for us yet is asked again", async () => {
+  let early = 1;
+  const room = new FakeRoom((call) => {
+    if (call.method === HELLO_METHOD && early-- > 0) {
+      return JSON.stringify({ type: "error", error: "table_elsewhere" });
+    }
+    return ack(call);
+  });
+  const got = [];
+  const transport = connectRpcTransport(room, livekit, { onMessage: (m) => got.push(m), timers: now });
+  const answer = await transport.ready;
+  assert.deepEqual(answer, { type: "hello", seat: 3 });
+  assert.deepEqual(got.map((m) => m.type), ["error", "hello"]);
+});

@@ -18,6 +18,9 @@ const PROTOCOL_VERSION = 1;
 // RpcError codes that mean "no bot serves this now": not found, not registered yet,
 // gone mid-call, timeouts, not sent.
 const RETRIED = new Set([1400, 1401, 1501, 1502, 1503, 1505]);
+// A bot that answers but has no table for us yet (still opening it, or its database away):
+// the hello is asked again.
+const NOT_YET = new Set(["table_elsewhere", "log_unavailable", "table_moved"]);
 
 export function connectRpcTransport(room, livekit, {
   onMessage, bot = BOT_IDENTITY, timers = globalThis, maxDelay = 5000, seconds = 120,
@@ -79,10 +82,19 @@ export function connectRpcTransport(room, livekit, {
     }
   }
 
+  async function greet() {
+    const deadline = Date.now() + seconds * 1000;
+    for (let delay = 500; ; delay = Math.min(delay * 2, maxDelay)) {
+      const answer = await call(HELLO_METHOD, "");
+      onMessage?.(answer);
+      if (answer.type !== "error" || !NOT_YET.has(answer.error) || closed) return answer;
+      if (Date.now() + delay > deadline) return answer;
+      await sleep(delay);
+    }
+  }
   let helloing = null;
   function hello() {
-    helloing ??= call(HELLO_METHOD, "")
-      .then((answer) => { onMessage?.(answer); return answer; })
+    helloing ??= greet()
       .catch((error) => {
         onMessage?.({ type: "error", error: "no_bot", message: String(error?.message ?? error) });
       })
