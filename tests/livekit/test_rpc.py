@@ -61,7 +61,7 @@ def listener_token(identity: str) -> str:
 @pytest.mark.livekit
 async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> None:
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
-    app = build(
+    hosting = build(
         ServerOptions(
             db=tmp_path / "autohost.db", admin_key="admin-test", base_url="http://127.0.0.1",
             media="livekit", voice=False,
@@ -69,7 +69,8 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
                 credentials=creds, room=ROOM, table=TABLE, reconcile=1.0, grace=2.0
             ),
         )
-    ).app  # fmt: skip
+    )  # fmt: skip
+    app = hosting.app
     async with serve(app), AsyncExitStack() as stack:
         server = app.state.server
         settings = TableSettings.from_record(
@@ -177,6 +178,15 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
         assert {s["me"]["seat"] for s in seat7.states} == {7}
         for name in ("watcher", "hidden"):
             assert all("me" not in s and s["you"] is None for s in clients[name].states)
+
+        # A message longer than a data packet reaches its one identity whole, in parts.
+        channel = hosting.tables.overlays[TABLE].channel
+        sent = channel.sent
+        big = {"type": "state", "names": [f"name {i}" * 20 for i in range(400)]}
+        await channel.send(seat7.identity, json.dumps(big).encode())
+        assert channel.sent - sent > 2  # parts, not one packet
+        await eventually(lambda: seat7.messages[-1] == big, "the long message arrives whole")
+        assert big not in seat2.messages
 
         # A flood from one identity is refused past the socket's rate (the same per-seat
         # bucket), and what is refused is not applied.
