@@ -132,7 +132,10 @@ class OverlayChannel:
             # a hidden listener, or a join not heard of yet: read the room (ListParticipants
             # lists hidden participants), at most once a second however many ask
             self._read_at = now
-            await self.room.reconcile()
+            try:
+                await self.room.reconcile()
+            except Exception as error:  # the server is away: he stays unknown this time
+                log.warning("livekit: could not read room %s: %s", self.room.room, error)
             seen = self._seen(identity)
         if seen is None:
             return None
