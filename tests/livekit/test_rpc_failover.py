@@ -90,14 +90,18 @@ async def test_the_new_owners_bot_answers_the_same_participant(
         paused = await host.send("pause", seconds=TAKEOVER_SECONDS)  # retried until answered
         assert paused["type"] == "ack", paused
         assert owner_of(table_id, servers) is survivor
+        # The player asked nothing since the kill: the new owner's bot sends him his view
+        # as it joins, and after the pause.
+        await eventually(
+            lambda: (player.state or {}).get("table", {}).get("paused") is True,
+            "the new owner's bot sends the player his view, unasked",
+            seconds=TAKEOVER_SECONDS,
+        )
+        assert player.state["phase"] != "lobby"  # the start acked before the kill held
+        assert player.state["you"] == 7
         seen = len(player.states)
         assert (await player.hello(seconds=TAKEOVER_SECONDS))["seat"] == 7
-        await eventually(
-            lambda: len(player.states) > seen and player.states[-1]["table"]["paused"],
-            "the new owner's bot sends the player his view: started before, paused after",
-        )
-        assert player.states[-1]["phase"] != "lobby"  # the start acked before the kill held
-        assert player.states[-1]["you"] == 7
+        await eventually(lambda: len(player.states) > seen, "a hello gets the view again")
     finally:
         for client in clients:
             await client.leave()

@@ -101,6 +101,15 @@ class OverlayChannel:
         if self._watching is not None:
             self._watching.cancel()
         self._watching = asyncio.get_running_loop().create_task(self._watch(rtc_room))
+        # Whoever is in the room already (a rejoin, a new owner after a failover) gets his
+        # view unasked: a page carries on without waiting for its own hello.
+        for identity in list(rtc_room.remote_participants):
+            self._spawn(self._greet(identity))
+
+    async def _greet(self, identity: str) -> None:
+        caller = await self.caller(identity)
+        if caller is not None and self.handler is not None:
+            await self.handler.hello(caller)
 
     def hidden_listeners(self) -> set[str]:
         """The hidden participants without a seat the room lists (ListParticipants, the
@@ -180,6 +189,9 @@ class OverlayChannel:
 
     def _disconnected(self, participant: rtc.RemoteParticipant) -> None:
         if self.handler is not None:
-            task = asyncio.get_running_loop().create_task(self.handler.gone(participant.identity))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self.handler.gone(participant.identity))
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
