@@ -22,12 +22,15 @@ from plugin.host.silent import SilentRoom, SilentVoice
 from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
 from plugin.rooms.livekit.botroom import BotRoom, VoiceOnDemand
+from plugin.rooms.livekit.rpc import OverlayChannel
 from plugin.rooms.livekit.static import static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, link_route, token_route
 from plugin.rooms.livekit.webhook import webhook_route
 from plugin.signing import TokenError
 from plugin.web.app import Server
 from voice.announcer import Announcer
+
+from .overlay import TableOverlay
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +71,8 @@ class LiveKitTables:
         self._voices: dict[str, Voice] = {}
         self._reconcile_every = reconcile_every
         self._grace = grace
+        self.overlays: dict[str, TableOverlay] = {}  # table id -> its overlay (RPC, data)
+        self._server: Server | None = None  # set by routes(), before any table opens
 
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
         if self.only is not None and table_id != self.only:
@@ -82,11 +87,22 @@ class LiveKitTables:
             self.creds.url, self.creds.api_key, self.creds.api_secret, name,
             reconcile_every=self._reconcile_every, grace=self._grace,
         )  # fmt: skip
+        # The overlay's RPC methods are registered at each join of the bot (a rejoin, or a
+        # new owner after a failover, is a new session: the methods go with it).
+        channel = OverlayChannel(room)
+        channel.handler = self.overlays[table_id] = TableOverlay(
+            table_id, channel, lambda: self._server
+        )
+
+        async def joined(sid: str) -> None:
+            await room.bot_joined(sid)
+            channel.attach(bot.room)
+
         bot = LiveKitBot(
             self.creds.url,
             lambda: bot_token(self.creds, name),
             events=room,
-            on_session=room.bot_joined,
+            on_session=joined,
         )
         hosted = BotRoom(room, bot, None, replaces=replaces)
         voice = (
@@ -128,6 +144,7 @@ class LiveKitTables:
         def issue_link(table: str, seat: int | Literal["host"]) -> str:
             return server.signer.issue(table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS)
 
+        self._server = server
         verifier = TokenVerifier(self.creds.api_key, self.creds.api_secret)
         return [
             token_route(self.creds, seat_for_link, self.rooms_by_table.get),

@@ -353,6 +353,10 @@ class LiveKitRoom:
                 self.last_error = error
                 log.warning("livekit: reconcile of %s failed: %s", self.room, error)
 
+    def seen(self, info: ParticipantInfo) -> Seen:
+        """Who `info` is to this room: his seat, or the proved host (the overlay's RPC)."""
+        return self._seen(info)
+
     def _seen(self, info: ParticipantInfo) -> Seen:
         standard = info.kind == ParticipantInfo.Kind.STANDARD
         permission = ParticipantPermission()

@@ -6,12 +6,16 @@
 //
 // `token` is our seat link token; a club that mints its own LiveKit tokens passes
 // `livekitToken` instead (the player's LiveKit token), traded for our link on the server.
+// With neither (or `rpc: true`) the widget needs only the LiveKit room: commands go as
+// LiveKit RPC to the table's bot and the views come back as data (rpc-transport.js), so it
+// works whichever server hosts the table, and after a failover.
 //
 // It shows the overlay (phase, speaker, timer, vote buttons) from our server's state, sends
 // the player's votes, and gives the microphone back when the server allows it again: the
 // host revokes a silent player's publish permission (the server unpublishes his mic), and
 // the SDK does not republish by itself when the permission returns (FIELD-NOTES).
 
+import { connectRpcTransport } from "./rpc-transport.js";
 import { connectTransport, linkFromLiveKitToken } from "./transport.js";
 
 export function micAllowed(permissions, Track) {
@@ -132,19 +136,20 @@ export function attachAutohost(room, livekit, options = {}) {
   }
 
   let transport = null;
-  function connect(token, table) {
-    transport = connectTransport({
-      server: options.server,
-      token,
-      table,
-      onMessage(message) {
-        if (message.type === "state") { widget.state = message; render(); }
-        else if (message.type === "error") { widget.lastError = message.code ?? "error"; }
-        options.onMessage?.(message);
-      },
-    });
+  function onMessage(message) {
+    if (message.type === "state") { widget.state = message; render(); }
+    else if (message.type === "error") {
+      widget.lastError = message.error ?? message.code ?? "error";
+    }
+    options.onMessage?.(message);
   }
-  if (options.server && options.token) {
+  function connect(token, table) {
+    transport = connectTransport({ server: options.server, token, table, onMessage });
+  }
+  if (options.rpc || !(options.token || options.livekitToken)) {
+    transport = connectRpcTransport(room, livekit, { onMessage });
+    widget.ready = transport.ready;
+  } else if (options.server && options.token) {
     connect(options.token, options.table);
   } else if (options.server && options.livekitToken) {
     widget.ready = linkFromLiveKitToken(options.server, options.livekitToken)
