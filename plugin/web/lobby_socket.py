@@ -206,7 +206,7 @@ def _admit(server: Server, hello: _Hello) -> bool:
     except TokenError as refusal:
         if refusal.code != "token_not_invite":
             raise
-    grant = server.signer.verify(hello.token, table=hello.table)
+    grant = server.signer.verify_any(hello.token, table=hello.table)
     if not grant.is_host:
         raise TokenError("token_not_invite", "a seat's link does not open the lobby")
     return True
