@@ -27,7 +27,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.host.log import LogUnavailable
 from plugin.host.table import Table
-from plugin.signing import INVITE, TokenError, invite_link
+from plugin.signing import INVITE, TokenError
 
 from . import wire
 from .hub import Connection
@@ -325,9 +325,10 @@ def _view(server: Server, room: LobbyRoom, client: _Client) -> bytes:
         "waiting": [e.name for e in lobby.waiting()],
     }
     if client.device is None:
-        base = server.config.base_url
+        # The invite's token: the console makes the link from its own address, the one
+        # the host reached this server by.
         generation = table.generations.get(INVITE, 0)
-        common["invite"] = invite_link(server.signer, base, table.id, generation=generation)["link"]
+        common["invite"] = server.signer.issue(table.id, INVITE, generation=generation)
         common["entries"] = [{"entry": e.id, "name": e.name} for e in lobby.waiting()]
         common["seated"] = [{"entry": e.id, "name": e.name, "seat": e.seat} for e in lobby.seated()]
         common["requests"] = [

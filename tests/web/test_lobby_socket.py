@@ -126,7 +126,8 @@ def test_players_wait_the_host_seats_them_and_each_gets_his_own_seat(client: Tes
     table, invite = links["id"], links["invite"]["token"]
     with contextlib.ExitStack() as stack:
         host = open_lobby(stack, client, table, token_of(links, "host"), None)
-        assert host.until(lambda m: m["entries"] == [])["invite"].startswith("http")
+        shown = host.until(lambda m: m["entries"] == [])["invite"]
+        assert Signer(SECRET).verify_invite(shown, table=table).table == table
         anna = open_lobby(stack, client, table, invite, device(1))
         assert me(anna.until(lambda m: True)) == {"state": "new"}
         anna.send("join", name="  Anna  ")

@@ -47,7 +47,9 @@ export function startLobbyPanel({ root, token, tableId, t, onError }) {
 
   function render() {
     if (!lobby) return;
-    const invite = element("input", { id: "invite-link", readOnly: true, value: lobby.invite });
+    const page = new URL("join", location.href); // beside the console: /t/{table}/join
+    const link = `${page.origin}${page.pathname}#token=${lobby.invite}`;
+    const invite = element("input", { id: "invite-link", readOnly: true, value: link });
     const copyButton = element("button", { id: "invite-copy", type: "button", className: "tool",
                                            textContent: t("lobby.copy") });
     copyButton.addEventListener("click", () => copy(invite, copyButton));
