@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, BrowserContext, Page
 
+from plugin.web.pages import catalogue
+
+from .test_finish import VISIBLE_TEXTS_JS, foreign_texts
 from .test_widget import LONG_MS, Game, open_page, running_game, screenshot, wait_view
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
@@ -93,6 +96,9 @@ async def test_players_go_from_the_invite_link_to_their_seats(
             )
 
             await screenshot(console, "console-lobby.png")
+            names = ["Анна", "Богдан", "<b>Оксана</b>"]
+            for page in (anna, console):  # every text from the Ukrainian catalogue
+                assert foreign_texts(await page.evaluate(VISIBLE_TEXTS_JS), "uk", names) == []
 
             # Anna by hand, to seat 5: her page moves to her seat on its own.
             row = console.locator("#lobby-entries li", has_text="Анна")
@@ -145,3 +151,25 @@ async def test_players_go_from_the_invite_link_to_their_seats(
     finally:
         for context in devices:
             await context.close()
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_the_lobby_speaks_the_tables_language(
+    browser: Browser, loopback_ice: None, tmp_path: Path, language: str
+) -> None:
+    context = await browser.new_context()
+    try:
+        async with running_game(tmp_path, language=language, voice=False) as game:
+            page = await join(context, game, "Zoe")
+            await page.wait_for_function("document.querySelectorAll('#waiting li').length === 1")
+            assert foreign_texts(await page.evaluate(VISIBLE_TEXTS_JS), language, ["Zoe"]) == []
+            # a refusal in the page's language too (the form shown again by hand)
+            await page.evaluate("document.querySelector('#join').hidden = false")
+            await page.fill("#name", "x")
+            await page.click("#join-button")
+            await page.wait_for_selector("#lobby-error:not([hidden])")
+            error = await page.text_content("#lobby-error")
+            assert error == catalogue(language)["refusal.already_joined"]
+            assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        await context.close()
