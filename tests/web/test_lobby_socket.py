@@ -287,3 +287,21 @@ def test_reissuing_the_invite_link_refuses_the_old_one(client: TestClient) -> No
         assert again.receive()["error"] == "token_reissued"
         fresh = open_lobby(stack, client, table, new, device(1))
         assert me(fresh.until(lambda m: True)) == {"state": "new"}
+
+
+def test_table_new_prints_the_invite_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from plugin.cli import table as table_cli
+    from plugin.signing import load_secret, secret_path_for
+
+    db = tmp_path / "autohost.db"
+    argv = ["new", "--db", str(db), "--base-url", "http://club.example"]
+    assert table_cli.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    invite = next(line for line in lines if line.startswith("invite:"))
+    link = invite.split()[1]
+    table = lines[0].split()[1]
+    assert link.startswith(f"http://club.example/t/{table}/join#token=")
+    signer = Signer(load_secret(secret_path_for(db)))
+    assert signer.verify_invite(link.partition("#token=")[2], table=table).table == table
