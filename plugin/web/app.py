@@ -208,9 +208,13 @@ def create_app(config: ServerConfig) -> Starlette:
             voice_factory=config.voice_factory,
             max_tables=config.max_tables,
         )
-        registry.on_drop = lambda table_id: server.hub.close_table(
-            table_id, "table_moved", "another server hosts this table now: reconnect"
-        )
+
+        def dropped(table_id: str) -> None:
+            message = "another server hosts this table now: reconnect"
+            server.hub.close_table(table_id, "table_moved", message)
+            server.lobbies.close_table(table_id, "table_moved", message, moved=True)
+
+        registry.on_drop = dropped
         await registry.start()
         server.registry = registry
         try:
@@ -456,6 +460,7 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
         if not await server.registry.archive(table_id):
             return _error(404, "no_table", "no such table")
         server.hub.close_table(table_id, "table_archived", "the table has ended")
+        server.lobbies.close_table(table_id, "table_archived", "the table has ended", moved=False)
         return JSONResponse({"id": table_id, "archived": True})
 
     return archive

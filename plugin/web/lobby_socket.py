@@ -132,6 +132,14 @@ class Lobbies:
                 reply = _encode({"type": "error", "error": code, "message": message})
                 client.connection.close_with(reply, CLOSE_ENDED, code)
 
+    def close_table(self, table_id: str, code: str, message: str, *, moved: bool) -> None:
+        """End every lobby socket of the table: it moved to another server (moved: the
+        pages reconnect, and find it there) or it was archived; forget its lobby here."""
+        room = self.rooms.pop(table_id, None)
+        reply = _encode({"type": "error", "error": code, "message": message})
+        for client in room.clients if room else ():
+            client.connection.close_with(reply, CLOSE_ELSEWHERE if moved else CLOSE_ENDED, code)
+
 
 def lobby_routes(server: Server) -> list[BaseRoute]:
     return [WebSocketRoute("/lobby", _endpoint(server))]
@@ -145,19 +153,20 @@ def _endpoint(server: Server) -> Callable[[WebSocket], Any]:
         except wire.Refused as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
-        client = websocket.client.host if websocket.client else ""
-        if not server.lobbies.connects.allow((hello.table, client)):
-            message = "too many lobby connections from here; wait a few seconds"
-            await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
-            return
         try:
-            is_host = _admit(server, hello)
+            is_host, table_id = _admit(server, hello)
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
-        table = await server.table(hello.table or "")
+        # A genuine token's table, per address: a flood of joins is cut off here.
+        client = websocket.client.host if websocket.client else ""
+        if not server.lobbies.connects.allow((table_id, client)):
+            message = "too many lobby connections from here; wait a few seconds"
+            await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
+            return
+        table = await server.table(table_id)
         if table is None:
-            code, message = server.missing(hello.table or "")
+            code, message = server.missing(table_id)
             close = CLOSE_ELSEWHERE if code in ("table_elsewhere", "log_unavailable") else 4404
             await _refuse(websocket, code, message, close)
             return
@@ -197,19 +206,18 @@ async def _hello(websocket: WebSocket, seconds: float) -> _Hello:
         raise wire.Refused("token_malformed", f"{expected} ({refusal.message})") from None
 
 
-def _admit(server: Server, hello: _Hello) -> bool:
-    """True for the table's host token, False for its invite token; else TokenError (a
-    seat's link or the watch link opens no lobby)."""
+def _admit(server: Server, hello: _Hello) -> tuple[bool, str]:
+    """(True for the table's host token, False for its invite token; the token's table),
+    else TokenError: a seat's link or the watch link opens no lobby."""
     try:
-        server.signer.verify_invite(hello.token, table=hello.table)
-        return False
+        return False, server.signer.verify_invite(hello.token, table=hello.table).table
     except TokenError as refusal:
         if refusal.code != "token_not_invite":
             raise
     grant = server.signer.verify_any(hello.token, table=hello.table)
     if not grant.is_host:
         raise TokenError("token_not_invite", "a seat's link does not open the lobby")
-    return True
+    return True, grant.table
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
@@ -242,7 +250,8 @@ async def _serve(server: Server, websocket: WebSocket, table: Table, device: str
                 await asyncio.sleep(delay)
             current = server.registry.tables.get(table.id) if server.registry else None
             if current is not room.table:  # the table moved or stopped: reconnect
-                connection.close_with(b"", CLOSE_ELSEWHERE, "table_moved")
+                moved = _error("table_moved", "the table moved or stopped: reconnect", None)
+                connection.close_with(moved, CLOSE_ELSEWHERE, "table_moved")
                 break
             await _handle(server, room, me, raw)
     except WebSocketDisconnect:

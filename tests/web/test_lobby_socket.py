@@ -305,3 +305,21 @@ def test_table_new_prints_the_invite_link(
     assert link.startswith(f"http://club.example/t/{table}/join#token=")
     signer = Signer(load_secret(secret_path_for(db)))
     assert signer.verify_invite(link.partition("#token=")[2], table=table).table == table
+
+
+def test_archiving_the_table_ends_its_lobby(client: TestClient) -> None:
+    links = create_table(client)
+    table = links["id"]
+    with contextlib.ExitStack() as stack:
+        host = open_lobby(stack, client, table, token_of(links, "host"), None)
+        player = open_lobby(stack, client, table, links["invite"]["token"], device(1))
+        host.until(lambda m: True)
+        player.until(lambda m: True)
+        answer = client.post(f"/api/tables/{table}/archive",
+                             headers={"Authorization": f"Bearer {ADMIN}"})  # fmt: skip
+        assert answer.status_code == 200
+        for lobby in (host, player):
+            assert lobby.error()["error"] == "table_archived"
+            assert lobby.receive() == {"type": "close", "code": 4410}
+        again = open_lobby(stack, client, table, links["invite"]["token"], device(1))
+        assert again.receive()["error"] == "table_archived"
