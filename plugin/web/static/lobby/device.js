@@ -2,7 +2,7 @@
 // table and kept in localStorage, so a reload or a return on the same device finds its
 // seat again. Only its hash is stored on the server.
 
-export function deviceSecret(tableId, storage = globalThis.localStorage) {
+export function deviceSecret(tableId, storage = safeStorage()) {
   const key = `autohost.device:${tableId}`;
   let secret = storage.getItem(key);
   if (!secret || !/^[A-Za-z0-9_-]{16,128}$/.test(secret)) {
@@ -12,6 +12,19 @@ export function deviceSecret(tableId, storage = globalThis.localStorage) {
     storage.setItem(key, secret);
   }
   return secret;
+}
+
+/** localStorage, or (site storage blocked) a map for this page's life: the player still
+ * gets in, and only a reload needs the host again. */
+function safeStorage() {
+  try {
+    const storage = globalThis.localStorage;
+    storage.getItem("autohost.probe");
+    return storage;
+  } catch (_) {
+    const memory = new Map();
+    return { getItem: (k) => memory.get(k) ?? null, setItem: (k, v) => memory.set(k, v) };
+  }
 }
 
 /** The URL of the lobby's socket, beside the page (no token in it: that goes in hello). */
