@@ -21,7 +21,7 @@ import hashlib
 import random
 import secrets
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -120,9 +120,10 @@ class Lobby:
     def seated(self) -> list[Entry]:
         return sorted((e for e in self.entries.values() if e.seat is not None), key=_seat)
 
-    def free_seats(self) -> list[int]:
-        """The seats no lobby player holds (a seat's own link may still be in use)."""
-        taken = {e.seat for e in self.entries.values()}
+    def free_seats(self, in_use: Collection[int] = ()) -> list[int]:
+        """The seats no lobby player holds, nor a player on the seat's own link (`in_use`:
+        the seats connected now)."""
+        taken = {e.seat for e in self.entries.values()} | set(in_use)
         return [seat for seat in range(1, self.seats + 1) if seat not in taken]
 
     def entry_of(self, device: str) -> Entry | None:
@@ -148,8 +149,8 @@ class Lobby:
             raise LobbyError("name_taken", f"{checked!r} is already waiting: pick another name")
         return {"type": "lobby.request", "request": _new_id(), "entry": same.id, "device": device}
 
-    def seat(self, entry_id: object, seat: object) -> dict[str, Any]:
-        """The host seats one waiting player."""
+    def seat(self, entry_id: object, seat: object, in_use: Collection[int] = ()) -> dict[str, Any]:
+        """The host seats one waiting player on a free seat."""
         entry = self.entries.get(entry_id) if isinstance(entry_id, str) else None
         if entry is None:
             raise LobbyError("no_entry", "nobody of that name is waiting")
@@ -157,16 +158,18 @@ class Lobby:
             raise LobbyError("already_seated", f"{entry.name} already sits at seat {entry.seat}")
         if not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= self.seats:
             raise LobbyError("bad_seat", f"a seat is 1..{self.seats}, not {seat!r}")
-        if seat not in self.free_seats():
+        if seat not in self.free_seats(in_use):
             raise LobbyError("seat_taken", f"seat {seat} is taken")
         return {"type": "lobby.seat", "entry": entry.id, "seat": seat}
 
-    def seat_waiting(self, order: str, rng: random.Random | None = None) -> list[dict[str, Any]]:
+    def seat_waiting(
+        self, order: str, rng: random.Random | None = None, in_use: Collection[int] = ()
+    ) -> list[dict[str, Any]]:
         """The host seats the waiting players on the free seats: in order of arrival (the
         first comer the lowest seat), or at random. As many as there are free seats."""
         if order not in ("arrival", "random"):
             raise LobbyError("bad_order", f"seat in order of 'arrival' or 'random', not {order!r}")
-        waiting, free = self.waiting(), self.free_seats()
+        waiting, free = self.waiting(), self.free_seats(in_use)
         if not waiting:
             raise LobbyError("nobody_waiting", "nobody is waiting")
         if not free:

@@ -272,7 +272,8 @@ async def _handle(server: Server, room: LobbyRoom, me: _Client, raw: str | bytes
         if not isinstance(message, _HOST_ONLY) and me.device is None:
             raise LobbyError("not_player", "the host's console does not join the lobby")
         async with room.lock:  # checked and committed one at a time
-            records = _records(room.lobby, message, me.device)
+            in_use = _in_use(server, room)
+            records = _records(room.lobby, message, me.device, in_use)
             refused = set()
             if isinstance(message, _Refuse):  # that device is told, once
                 refused = {room.lobby.requests[r["request"]].device for r in records}
@@ -289,15 +290,24 @@ async def _handle(server: Server, room: LobbyRoom, me: _Client, raw: str | bytes
         me.connection.push_reply(_error("log_unavailable", str(failure), message_id))
 
 
-def _records(lobby: Lobby, message: _Message, device: str | None) -> list[dict[str, Any]]:
+def _in_use(server: Server, room: LobbyRoom) -> frozenset[int]:
+    """The seats a player on the seat's own link holds now (connected, not from the lobby)."""
+    lobby_seats = {e.seat for e in room.lobby.entries.values()}
+    connected = server.hub.connected_seats(room.table.id)
+    return frozenset(s for s in connected if isinstance(s, int) and s not in lobby_seats)
+
+
+def _records(
+    lobby: Lobby, message: _Message, device: str | None, in_use: frozenset[int]
+) -> list[dict[str, Any]]:
     if isinstance(message, _Join) and device is not None:
         return [lobby.join(message.name, device)]
     if isinstance(message, _Leave) and device is not None:
         return [lobby.leave(device)]
     if isinstance(message, _Seat):
-        return [lobby.seat(message.entry, message.seat)]
+        return [lobby.seat(message.entry, message.seat, in_use)]
     if isinstance(message, _SeatWaiting):
-        return lobby.seat_waiting(message.order)
+        return lobby.seat_waiting(message.order, in_use=in_use)
     if isinstance(message, _Approve):
         return [lobby.approve(message.request)]
     if isinstance(message, _Refuse):
@@ -348,7 +358,7 @@ def _view(server: Server, room: LobbyRoom, client: _Client) -> bytes:
             }
             for r in sorted(lobby.requests.values(), key=lambda r: r.arrived)
         ]
-        common["free"] = lobby.free_seats()
+        common["free"] = lobby.free_seats(_in_use(server, room))
         common["seats"] = table.settings.seats
         return _encode(common)
     common["me"] = _place(server, room, client.device, refused=client.refused)

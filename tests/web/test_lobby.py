@@ -153,3 +153,12 @@ def test_the_lobby_is_bounded() -> None:
     commit(lobby, log, *lobby.seat_waiting("arrival"))  # ten seated: room for ten more
     commit(lobby, log, lobby.join("one more", DEVICES[MAX_WAITING]))
     assert len(lobby.waiting()) == MAX_WAITING - 10 + 1
+
+
+def test_seats_in_use_on_their_own_links_are_skipped() -> None:
+    lobby, log = Lobby(4), []
+    for n, name in enumerate(["A", "B", "C"]):
+        commit(lobby, log, lobby.join(name, DEVICES[n]))
+    refused(lobby, "seat_taken", lobby.seat, lobby.waiting()[0].id, 1, {1})
+    commit(lobby, log, *lobby.seat_waiting("arrival", in_use={1, 3}))
+    assert [(e.name, e.seat) for e in lobby.seated()] == [("A", 2), ("B", 4)]

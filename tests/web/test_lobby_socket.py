@@ -323,3 +323,21 @@ def test_archiving_the_table_ends_its_lobby(client: TestClient) -> None:
             assert lobby.receive() == {"type": "close", "code": 4410}
         again = open_lobby(stack, client, table, links["invite"]["token"], device(1))
         assert again.receive()["error"] == "table_archived"
+
+
+def test_a_seat_in_use_on_its_own_link_is_not_free(client: TestClient) -> None:
+    links = create_table(client)
+    table, invite = links["id"], links["invite"]["token"]
+    with contextlib.ExitStack() as stack:
+        on_link = in_process(stack, client, f"/ws?token={token_of(links, 1)}")  # seat 1's link
+        assert on_link.receive()["you"] == 1
+        host = open_lobby(stack, client, table, token_of(links, "host"), None)
+        for n, name in enumerate(["Anna", "Bohdan"], 1):
+            open_lobby(stack, client, table, invite, device(n)).send("join", name=name)
+        lobby = host.until(lambda m: len(m["entries"]) == 2)
+        assert 1 not in lobby["free"] and lobby["free"][0] == 2
+        host.send("seat", entry=lobby["entries"][0]["entry"], seat=1)
+        assert host.error()["error"] == "seat_taken"
+        host.send("seat_waiting", order="arrival")
+        seated = host.until(lambda m: len(m["seated"]) == 2)["seated"]
+        assert [(s["name"], s["seat"]) for s in seated] == [("Anna", 2), ("Bohdan", 3)]
