@@ -42,6 +42,7 @@ CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY, CLOSE_ELSEWHERE = 4401, 4404
 CLOSE_ENDED = 4410
 LOBBY_CONNECTS_PER_SECOND, LOBBY_CONNECT_BURST = 1.0, 10  # per address and table
 LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST = 5.0, 10  # per connection
+MAX_SOCKETS = 120  # players' open lobby sockets per table: the waiting, the seated, tabs
 
 
 class _Hello(msgspec.Struct, tag="hello", tag_field="type", forbid_unknown_fields=True):
@@ -235,6 +236,11 @@ async def _serve(server: Server, websocket: WebSocket, table: Table, device: str
         await websocket.close(code=code, reason=reason)
 
     room = server.lobbies.room(table)
+    players = sum(1 for client in room.clients if client.device is not None)
+    if device is not None and players >= MAX_SOCKETS:  # a flood never locks the host out
+        message = f"this table's lobby has {MAX_SOCKETS} sockets open; try again later"
+        await _refuse(websocket, "too_many_connections", message, CLOSE_TOO_MANY)
+        return
     connection = Connection(table.id, None, send, close)
     me = _Client(connection=connection, device=device)
     room.clients.append(me)

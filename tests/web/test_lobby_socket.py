@@ -19,6 +19,7 @@ from plugin.testing.protocol import Client
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import RateLimit
 from plugin.web.lobby import MAX_WAITING
+from plugin.web.lobby_socket import MAX_SOCKETS
 from plugin.web.pages import page_routes
 
 from .conftest import ADMIN, SECRET, create_table, token_of
@@ -269,6 +270,16 @@ def test_hostile_joins_are_refused_and_change_nothing(client: TestClient) -> Non
             if n >= MAX_WAITING - 1:  # Anna waits too
                 assert answer.get("error") == "lobby_full", answer
         assert len(host.until(lambda m: len(m["entries"]) == MAX_WAITING)["entries"]) == MAX_WAITING
+        # and sockets that never join are bounded too
+        opened = 2 + 20 + MAX_WAITING + 3  # those above (the refused ones closed)
+        answers = []
+        for n in range(MAX_SOCKETS - opened + 25):
+            lobby = open_lobby(stack, client, table, invite, device(400 + n))
+            answers.append(lobby.receive().get("error"))
+        assert "too_many_connections" in answers
+        assert answers.count(None) <= MAX_SOCKETS
+        console = open_lobby(stack, client, table, token_of(links, "host"), None)
+        assert len(console.until(lambda m: True)["entries"]) == MAX_WAITING  # never locked out
 
 
 def test_reissuing_the_invite_link_refuses_the_old_one(client: TestClient) -> None:
