@@ -7,7 +7,9 @@ payload is compact JSON {"t": table id, "s": seat number, "host" or "watch", "e"
 seconds), "n": nonce, "g": the seat's link generation, omitted when 0}. Re-issuing a
 seat's link starts a new generation, and the server refuses tokens of an older one.
 `verify` refuses a watch token; only `verify_any` (the table's socket) admits one, so no
-other endpoint (video, audio, LiveKit, the API) ever admits a spectator. The
+other endpoint (video, audio, LiveKit, the API) ever admits a spectator. An "invite" token
+(one per table, issue 17) opens only the lobby: `verify_any` refuses it and only
+`verify_invite` admits it. The
 server secret lives beside the database (created once, mode 0600) or comes from the
 AUTOHOST_SECRET environment variable.
 """
@@ -30,6 +32,7 @@ import msgspec
 
 HOST: Literal["host"] = "host"
 WATCH: Literal["watch"] = "watch"  # a spectator's link: the public view, no voice, no vote
+INVITE: Literal["invite"] = "invite"  # the table's invite link: the lobby, nothing else
 DEFAULT_LIFETIME = 30 * 24 * 3600  # a link is valid for a club's month of games
 SECRET_ENV = "AUTOHOST_SECRET"
 MAX_TOKEN_LENGTH = 512
@@ -69,9 +72,18 @@ class Watch:
     is_host: Literal[False] = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Invite:
+    """A verified invite token: a place in one table's lobby, never a seat."""
+
+    table: str
+    expires: float
+    generation: int = 0
+
+
 class _Payload(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     t: str
-    s: int | Literal["host", "watch"]
+    s: int | Literal["host", "watch", "invite"]
     e: int
     n: str
     g: int = 0  # link generation (omitted for the first, so older tokens read the same)
@@ -107,17 +119,19 @@ class Signer:
     def issue(
         self,
         table: str,
-        seat: int | Literal["host", "watch"],
+        seat: int | Literal["host", "watch", "invite"],
         *,
         lifetime: float = DEFAULT_LIFETIME,
         now: float | None = None,
         generation: int = 0,
     ) -> str:
         if not (
-            seat in (HOST, WATCH)
+            seat in (HOST, WATCH, INVITE)
             or (isinstance(seat, int) and not isinstance(seat, bool) and seat > 0)
         ):
-            raise ValueError(f"a token is for a seat number, 'host' or 'watch', not {seat!r}")
+            raise ValueError(
+                f"a token is for a seat number, 'host', 'watch' or 'invite', not {seat!r}"
+            )
         issued = time.time() if now is None else now
         payload = _Payload(
             t=table, s=seat, e=int(issued + lifetime), n=secrets.token_hex(6), g=generation
@@ -137,6 +151,24 @@ class Signer:
         self, token: str, *, table: str | None = None, now: float | None = None
     ) -> Grant | Watch:
         """Like `verify`, and a watch token is admitted as a `Watch`."""
+        grant = self._verify(token, table=table, now=now)
+        if isinstance(grant, Invite):
+            raise TokenError("token_invite_only", "an invite link only opens the lobby")
+        return grant
+
+    def verify_invite(
+        self, token: str, *, table: str | None = None, now: float | None = None
+    ) -> Invite:
+        """The invite of a genuine, unexpired invite token; any other token is refused
+        (token_not_invite), so a seat's link never stands in for the lobby's."""
+        grant = self._verify(token, table=table, now=now)
+        if not isinstance(grant, Invite):
+            raise TokenError("token_not_invite", "this is not the table's invite link")
+        return grant
+
+    def _verify(
+        self, token: str, *, table: str | None = None, now: float | None = None
+    ) -> Grant | Watch | Invite:
         if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_LENGTH:
             raise TokenError("token_malformed", "no token, or a token of the wrong size")
         body_text, dot, signature_text = token.partition(".")
@@ -161,6 +193,8 @@ class Signer:
         seat = payload.s
         if seat == WATCH:
             return Watch(table=payload.t, expires=payload.e, generation=payload.g)
+        if seat == INVITE:
+            return Invite(table=payload.t, expires=payload.e, generation=payload.g)
         return Grant(table=payload.t, seat=seat, expires=payload.e, generation=payload.g)
 
     def _sign(self, body: bytes) -> bytes:
@@ -198,8 +232,8 @@ def table_links(
     lifetime: float = DEFAULT_LIFETIME,
     generations: Mapping[int | str, int] | None = None,
 ) -> dict[str, Any]:
-    """Each seat's link, the host's link and the spectators' watch link, each carrying its
-    token (issue 4), issued in each seat's current link generation."""
+    """Each seat's link, the host's link, the spectators' watch link and the players' invite
+    link, each carrying its token (issue 4), issued in each seat's current link generation."""
     base = base_url.rstrip("/")
     generation = generations or {}
     host_token = signer.issue(table, HOST, lifetime=lifetime, generation=generation.get(HOST, 0))
@@ -207,6 +241,7 @@ def table_links(
         "id": table,
         "host": {"link": f"{base}/t/{table}/host#token={host_token}", "token": host_token},
         "watch": _watch_link(signer, base, table, lifetime, generation.get(WATCH, 0)),
+        "invite": invite_link(signer, base, table, lifetime, generation.get(INVITE, 0)),
         "seats": [],
     }
     for seat in range(1, seats + 1):
@@ -233,6 +268,15 @@ def _watch_link(
         "overlay": f"{base}/t/{table}/overlay#token={token}",
         "token": token,
     }
+
+
+def invite_link(
+    signer: Signer, base: str, table: str, lifetime: float = DEFAULT_LIFETIME, generation: int = 0
+) -> dict[str, str]:
+    """One link for every player of the table: its lobby, where he types his name and waits
+    for the host to seat him (issue 17)."""
+    token = signer.issue(table, INVITE, lifetime=lifetime, generation=generation)
+    return {"link": f"{base.rstrip('/')}/t/{table}/join#token={token}", "token": token}
 
 
 ADMIN_KEY_ENV = "AUTOHOST_ADMIN_KEY"

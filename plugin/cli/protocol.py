@@ -39,8 +39,10 @@ def main(argv: list[str]) -> int:
             return 2
         settings = TableSettings.from_record(record)
         from plugin.host.game import is_event_record
+        from plugin.host.table import with_logged_names
 
         entries = log.entries(args.table)
+        settings = with_logged_names(settings, [e.record for e in entries])  # the lobby's
         records = [e.record for e in entries if is_event_record(e.record)]
         # The game's date: its first input's, in the server's local time (a club's evening).
         played = entries[0].wall if entries else time.time()

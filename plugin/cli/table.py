@@ -153,6 +153,8 @@ def main(argv: list[str]) -> int:
         return 0
     print(f"table {answer['id']}")
     print(f"host:    {answer['host']['link']}")
+    if "invite" in answer:  # one link for every player: the lobby, the host seats them
+        print(f"invite:  {answer['invite']['link']}")
     for seat in answer["seats"]:
         print(f"seat {seat['seat']:>2} {seat['name']}: {seat['link']}")
     if "watch" in answer:  # one link for any number of spectators, and the OBS overlay

@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 
 ADD_TIME_SECONDS = 30  # issue 4: "add 30 s to a speech"
 REISSUE = "table.reissue"  # a log record: these seats' links were issued anew
+NAME = "table.name"  # a log record: a seat's player is called this now (the lobby, issue 17)
 MAX_BATCH = 64  # inputs decided and committed together at most (a round's ballots: 12)
 WARNING_KEY = "speech.ten_seconds"
 
@@ -112,6 +113,7 @@ class Table:
             if entry.record.get("type") == REISSUE:
                 for seat in entry.record["seats"]:
                     self.generations[seat] = self.generations.get(seat, 0) + 1
+        self.settings = with_logged_names(self.settings, [e.record for e in logged])
         entries = [e for e in logged if is_event_record(e.record)]
         self.state, last_timer = replay(self.settings, [e.record for e in entries])
         row = self.log.load_clock(self.id)
@@ -160,7 +162,15 @@ class Table:
         self._queue.put_nowait(_Job(sender, command, reply))
         return await reply
 
-    async def reissue(self, seats: Sequence[int | Literal["host", "watch"]]) -> None:
+    async def rename(self, seat: int, name: str) -> None:
+        """Call seat `seat`'s player `name` (checked by the caller) on every page and the
+        protocol: durable before it shows, so a restart or another server keeps it."""
+        record = {"type": NAME, "seat": seat, "name": name}
+        await self.log.commit(self.id, record, source=source_of(HOST))
+        self.settings = with_logged_names(self.settings, [record])
+        await self._changed()
+
+    async def reissue(self, seats: Sequence[int | Literal["host", "watch", "invite"]]) -> None:
         """New links for these seats: a new generation each, durable before it counts, so
         the tokens of the old links are refused from now on (and after a restart)."""
         record = {"type": REISSUE, "seats": list(seats)}
@@ -507,6 +517,20 @@ class Table:
     async def _on_presence(self, seat: int, joined: bool) -> None:
         command = Command(kind="presence", fields={"seat": seat, "joined": joined})
         self._queue.put_nowait(_Job("room", command, None))
+
+
+def with_logged_names(
+    settings: TableSettings, records: Sequence[Mapping[str, Any]]
+) -> TableSettings:
+    """`settings` with the names the log's `table.name` records gave the seats since."""
+    names = [settings.name_of(seat) for seat in range(1, settings.seats + 1)]
+    changed = False
+    for record in records:
+        seat = record.get("seat")
+        if record.get("type") == NAME and isinstance(seat, int) and 1 <= seat <= len(names):
+            names[seat - 1] = str(record["name"])
+            changed = True
+    return replace(settings, names=tuple(names)) if changed else settings
 
 
 def _first_accepted(

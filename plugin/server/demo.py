@@ -83,6 +83,7 @@ def demo_session(demo: DemoTable, *, ready: asyncio.Event | None = None) -> Any:
 def _print_links(links: dict[str, Any], demo: DemoTable, base_url: str, db: object) -> None:
     print(f"autohost demo: table {links['id']} on {base_url} (db {db})", flush=True)
     print(f"  host console: {links['host']['link']}")
+    print(f"  invite link:  {links['invite']['link']}")
     for seat in links["seats"]:
         who = "you" if seat["seat"] <= demo.humans else "bot"
         print(f"  seat {seat['seat']:>2} ({who}): {seat['link']}")

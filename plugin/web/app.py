@@ -40,6 +40,7 @@ from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
 from plugin.host.views import build_view
 from plugin.signing import (
+    INVITE,
     Grant,
     Signer,
     TokenError,
@@ -61,6 +62,7 @@ from .limits import (
     origin_allowed,
     origin_of,
 )
+from .lobby_socket import Lobbies, lobby_routes
 
 logger = logging.getLogger(__name__)
 
@@ -107,6 +109,7 @@ class Server:
         default_factory=lambda: RateLimit(CONNECTS_PER_SECOND, CONNECT_BURST)
     )
     messages: RateLimit = field(init=False)
+    lobbies: Lobbies = field(default_factory=Lobbies)  # the tables' lobbies (issue 17)
 
     def __post_init__(self) -> None:
         self.messages = RateLimit(self.config.messages_per_second, self.config.message_burst)
@@ -205,9 +208,13 @@ def create_app(config: ServerConfig) -> Starlette:
             voice_factory=config.voice_factory,
             max_tables=config.max_tables,
         )
-        registry.on_drop = lambda table_id: server.hub.close_table(
-            table_id, "table_moved", "another server hosts this table now: reconnect"
-        )
+
+        def dropped(table_id: str) -> None:
+            message = "another server hosts this table now: reconnect"
+            server.hub.close_table(table_id, "table_moved", message)
+            server.lobbies.close_table(table_id, "table_moved", message, moved=True)
+
+        registry.on_drop = dropped
         await registry.start()
         server.registry = registry
         try:
@@ -223,6 +230,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/api/tables/{table_id}", _table_endpoint(server)),
         Route("/api/tables/{table_id}/archive", _archive_endpoint(server), methods=["POST"]),
         Route("/api/tables/{table_id}/reissue", _reissue_endpoint(server), methods=["POST"]),
+        *lobby_routes(server),
     ]
     for extra in config.routes:
         routes.extend([extra] if isinstance(extra, BaseRoute) else extra(server))
@@ -452,6 +460,7 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
         if not await server.registry.archive(table_id):
             return _error(404, "no_table", "no such table")
         server.hub.close_table(table_id, "table_archived", "the table has ended")
+        server.lobbies.close_table(table_id, "table_archived", "the table has ended", moved=False)
         return JSONResponse({"id": table_id, "archived": True})
 
     return archive
@@ -459,14 +468,15 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
 
 class _Reissue(msgspec.Struct, forbid_unknown_fields=True):
     # None: every link (the seats', the host's and the spectators' watch link)
-    seat: int | Literal["host", "watch"] | None = None
+    seat: int | Literal["host", "watch", "invite"] | None = None
 
 
 _REISSUE = msgspec.json.Decoder(_Reissue)
 
 
 def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
-    """POST /api/tables/{id}/reissue {"seat": N | "host"} (or {} for every link), with the
+    """POST /api/tables/{id}/reissue {"seat": N | "host" | "watch" | "invite"} (or {} for
+    every link), with the
     admin key or the table's host token: new links, the old tokens refused at once and
     their sockets closed. Answers the table's links."""
 
@@ -489,10 +499,10 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
         except BadBody as refusal:
             return _error(refusal.status, refusal.code, refusal.message)
         except (msgspec.DecodeError, RecursionError) as error:
-            message = f'expected {{"seat": N | "host" | "watch"}}: {error}'
+            message = f'expected {{"seat": N | "host" | "watch" | "invite"}}: {error}'
             return _error(400, "bad_request", message)
-        everyone: list[int | Literal["host", "watch"]] = [
-            HOST, WATCH, *range(1, table.settings.seats + 1)
+        everyone: list[int | Literal["host", "watch", "invite"]] = [
+            HOST, WATCH, INVITE, *range(1, table.settings.seats + 1)
         ]  # fmt: skip
         if wanted.seat is not None and wanted.seat not in everyone:
             return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
@@ -501,7 +511,11 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             await table.reissue(seats)
         except LogUnavailable as failure:
             return _error(503, "log_unavailable", str(failure))
+        if INVITE in seats:  # the lobby's players reconnect with the new invite link
+            server.lobbies.close_players(table.id, "token_reissued", "this link was replaced")
         for seat in seats:  # spectators are the public viewer (None)
+            if seat == INVITE:
+                continue
             viewer = None if seat == WATCH else seat
             server.hub.close_viewer(table.id, viewer, "token_reissued", "this link was replaced")
         return JSONResponse(server.links(table))

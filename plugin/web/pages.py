@@ -32,6 +32,7 @@ WIDGET_PAGE = STATIC_DIR / "widget" / "index.html"
 CONSOLE_PAGE = STATIC_DIR / "console" / "index.html"
 WATCH_PAGE = STATIC_DIR / "watch" / "index.html"
 OVERLAY_PAGE = STATIC_DIR / "watch" / "overlay.html"
+LOBBY_PAGE = STATIC_DIR / "lobby" / "index.html"
 # The pages hold a token in their URL: never send it on as a referrer; never cache a page
 # (a new release of the scripts must be picked up by the next game).
 PAGE_HEADERS = {"Referrer-Policy": "no-referrer", "Cache-Control": "no-store"}
@@ -59,7 +60,8 @@ LANDING = """<!doctype html>
 
 def page_routes(server: Server) -> list[BaseRoute]:
     """`/`, `/t/{table_id}/play`, `/t/{table_id}/host`, `/t/{table_id}/watch` (spectators),
-    `/t/{table_id}/overlay` (the stream overlay) and `/static/...` for `server`
+    `/t/{table_id}/overlay` (the stream overlay), `/t/{table_id}/join` (the invite link's
+    lobby) and `/static/...` for `server`
     (plugin.web.app.Server; only its registry is read, for the landing page's count)."""
     return [
         Route("/", _landing(server)),
@@ -67,6 +69,7 @@ def page_routes(server: Server) -> list[BaseRoute]:
         Route("/t/{table_id}/host", _page(CONSOLE_PAGE)),
         Route("/t/{table_id}/watch", _page(WATCH_PAGE)),
         Route("/t/{table_id}/overlay", _page(OVERLAY_PAGE)),
+        Route("/t/{table_id}/join", _page(LOBBY_PAGE)),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
 

@@ -5,6 +5,7 @@
 // decides. Closing the tie dialog (×, Escape) sends choice "close": the engine takes the
 // dialog's default (seed 004: «закриття вікна» = the default option).
 
+import { startLobbyPanel } from "../lobby/panel.js";
 import { startAudio } from "../widget/av.js";
 import { $, startPage } from "../widget/page.js";
 import { dayTitle, phaseTitle, renderTiles, toast, voteSummary } from "../widget/tiles.js";
@@ -24,10 +25,19 @@ const { token, tableId, t, countdown, send, renderStatus, renderClock, startVide
   onView: (next) => receive(next),
   title: "console.title",
 });
+// The lobby panel (issue 17): the invite link, who waits, seating, second devices.
+const lobbyPanel = startLobbyPanel({
+  root: $("lobby"), token, tableId, t,
+  onError: (e) => toast($("toast"), t("error", {
+    message: t.has(`refusal.${e.error}`) ? t(`refusal.${e.error}`) : e.message || e.error,
+  })),
+});
+window.__lobbyPanel = lobbyPanel;
 
 function receive(next) {
   view = next;
   render();
+  lobbyPanel.render(); // in the table's language
   if (!mediaStarted) {
     mediaStarted = true;
     // The host's microphone is always forwarded (the server's gate): he talks to the table.

@@ -1,0 +1,26 @@
+// plugin/web/static/lobby/device.js: the device secret a browser keeps per table.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { deviceSecret } from "../../plugin/web/static/lobby/device.js";
+
+function storage(initial = {}) {
+  const values = new Map(Object.entries(initial));
+  return { getItem: (k) => values.get(k) ?? null, setItem: (k, v) => values.set(k, v), values };
+}
+
+test("a device secret is made once per table and kept", () => {
+  const kept = storage();
+  const first = deviceSecret("t1", kept);
+  assert.match(first, /^[0-9a-f]{48}$/);
+  assert.equal(deviceSecret("t1", kept), first);
+  assert.notEqual(deviceSecret("t2", kept), first);
+  assert.equal(kept.values.get("autohost.device:t1"), first);
+});
+
+test("a kept value the server would refuse is replaced", () => {
+  const kept = storage({ "autohost.device:t1": "short" });
+  const secret = deviceSecret("t1", kept);
+  assert.notEqual(secret, "short");
+  assert.match(secret, /^[0-9a-f]{48}$/);
+});
