@@ -8,7 +8,9 @@ every table (microphones given back) and checkpoints the log.
 One bad table never stops the others: a table whose log cannot be replayed (an impossible
 event, settings that no longer load) is marked broken with the reason, reported, and
 left closed, while every other table opens. A finished table is archived when its game
-ends and is not reopened at the next start; `max_tables` caps the live tables.
+ends and is not reopened at the next start; `max_tables` caps the live tables. Its final
+view is still served read-only from its log (`final`), and its next game is a new table
+recorded in its log (`next_game`, a `table.successor` record).
 
 On a shared log (PostgreSQL, issue 16) a table is hosted by one server at a time through
 its lease: the registry opens only the tables it claimed, heartbeats their leases every
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
@@ -32,9 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .clock import RealClock
-from .game import check_settings
+from .ending import SUCCESSOR, end_view
+from .game import check_settings, is_event_record, replay
 from .log import EventLog, LogUnavailable
-from .ports import Clock, Hub, Log, RoomBackend, Voice
+from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
 from .table import Table
@@ -47,6 +51,13 @@ CLOCK_SAVE_SECONDS = 1.0
 HEARTBEAT_SECONDS = 1.0  # a shared log's leases are renewed this often (they last 3 s)
 CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
+
+
+class GameNotOver(SettingsError):
+    """The next game is started only once this one is over."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__("game_not_over", f"the game at table {table_id} is not over yet")
 
 
 class TooManyTables(SettingsError):
@@ -93,6 +104,7 @@ class Registry:
         # sockets, so its widgets reconnect and find the server that hosts it now).
         self.on_drop: Callable[[str], None] = lambda table_id: None
         self._lock = asyncio.Lock()
+        self._next_lock = asyncio.Lock()  # one next game at a time (a double click)
 
     async def start(self) -> None:
         """Rebuild every live table in the log (replay), then save running timers every
@@ -148,6 +160,76 @@ class Registry:
         self.log.archive(table_id)
         self.broken.pop(table_id, None)
         return True
+
+    def final(self, table_id: str) -> Snapshot | None:
+        """The last moment of an archived table whose game is over, replayed read-only from
+        its log (nothing opened, nothing written): its players see their end screen, not
+        a refusal, after a restart (issue 15). None for any other table."""
+        if not self.log.is_archived(table_id):
+            return None
+        record = self.log.table_settings(table_id)
+        if record is None:
+            return None
+        settings = TableSettings.from_record(record)
+        entries = self.log.entries(table_id)
+        records = [e.record for e in entries]
+        state, _ = replay(settings, [r for r in records if is_event_record(r)])
+        if not state.over:  # archived by the admin before the end: nothing to show
+            return None
+        successors = [r["table"] for r in records if r.get("type") == SUCCESSOR]
+        return Snapshot(
+            table_id=table_id, version=state.version, state=state, settings=settings,
+            timer_id=None, timer_remaining=None, paused=False, present=frozenset(),
+            ending=end_view(settings, records), successor=successors[-1] if successors else None,
+        )  # fmt: skip
+
+    def successor(self, table_id: str) -> str | None:
+        """The table of the next game after `table_id`, if the host started it."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table.successor
+        found = [
+            e.record["table"]
+            for e in self.log.entries(table_id)
+            if e.record.get("type") == SUCCESSOR
+        ]
+        return found[-1] if found else None
+
+    async def next_game(self, table_id: str) -> str:
+        """The next game after the finished game at `table_id`: a NEW table (one game, one
+        log, one protocol) with the same seats and settings, a fresh deal. Idempotent: the
+        successor's id is recorded in the old table's log before the new table is made, so
+        a second call (a double click, or one after a restart, even one between the record
+        and the new table) finds it and makes no other. The old table is archived. Answers
+        the successor's id.
+        KeyError: no such table; GameNotOver: its game still runs."""
+        async with self._next_lock:
+            live = self.tables.get(table_id) or await self.get(table_id)
+            record = self.log.table_settings(table_id)
+            if record is None:
+                raise KeyError(table_id)
+            if live is not None:
+                over, successor = live.state.over, live.successor
+            else:
+                final = self.final(table_id)
+                over = final is not None
+                successor = None if final is None else final.successor
+            if not over:
+                raise GameNotOver(table_id)
+            if successor is None:
+                successor = new_table_id()
+                entry = {"type": SUCCESSOR, "table": successor}
+                if live is not None:
+                    await live.record_successor(successor)
+                else:
+                    await self.log.commit(table_id, entry, source="host")
+            if live is not None:  # first, so a club's LiveKit room is free for the next
+                await self.archive(table_id)
+            if self.log.table_settings(successor) is None:  # not made yet (or a crash)
+                old = TableSettings.from_record(record)
+                fresh = dataclasses.replace(old, seed=secrets.randbits(63), roles=None)
+                await self.create(fresh, table_id=successor)
+            return successor
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a

@@ -39,6 +39,7 @@ from .commands import (
     source_of,
 )
 from .countdown import Countdown
+from .ending import SUCCESSOR, end_view
 from .game import is_event_record, new_game, replay
 from .log import ClockRow, LogUnavailable
 from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
@@ -101,6 +102,8 @@ class Table:
         self._saved_clock: ClockRow | None = None
         self._released = False
         self._stopped = False
+        self.successor: str | None = None  # the table of the next game (successor record)
+        self._ending: tuple[GameState, dict[str, Any]] | None = None  # end view, its state
 
     # --- lifetime ----------------------------------------------------------------------
 
@@ -112,6 +115,8 @@ class Table:
             if entry.record.get("type") == REISSUE:
                 for seat in entry.record["seats"]:
                     self.generations[seat] = self.generations.get(seat, 0) + 1
+            elif entry.record.get("type") == SUCCESSOR:
+                self.successor = entry.record["table"]
         entries = [e for e in logged if is_event_record(e.record)]
         self.state, last_timer = replay(self.settings, [e.record for e in entries])
         row = self.log.load_clock(self.id)
@@ -168,6 +173,12 @@ class Table:
         for seat in seats:
             self.generations[seat] = self.generations.get(seat, 0) + 1
 
+    async def record_successor(self, table_id: str) -> None:
+        """The next game of this (finished) table is played at `table_id`: durable first."""
+        record = {"type": SUCCESSOR, "table": table_id}
+        await self.log.commit(self.id, record, source=source_of(HOST))
+        self.successor = table_id
+
     async def settle(self) -> None:
         """Wait until every queued input is handled (tests, after the fake clock moved)."""
         await self._queue.join()
@@ -184,7 +195,19 @@ class Table:
             timer_remaining=self.countdown.remaining(),
             paused=self.paused,
             present=frozenset(self.present),
+            ending=self.ending(),
+            successor=self.successor,
         )
+
+    def ending(self) -> dict[str, Any] | None:
+        """The end screen once the game is over (replayed from the log once per final
+        state: an undo of the last event makes the game run again)."""
+        if not self.state.over:
+            return None
+        if self._ending is None or self._ending[0] is not self.state:
+            records = [e.record for e in self.log.entries(self.id)]
+            self._ending = (self.state, end_view(self.settings, records))
+        return self._ending[1]
 
     def clock_row(self) -> ClockRow:
         return ClockRow(
