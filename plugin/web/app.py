@@ -35,7 +35,14 @@ from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, WATCH, Command
 from plugin.host.log import LogUnavailable
 from plugin.host.ports import Clock, Log
-from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
+from plugin.host.registry import (
+    MAX_TABLES,
+    GameNotOver,
+    Registry,
+    RoomFactory,
+    TooManyTables,
+    VoiceFactory,
+)
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
 from plugin.host.views import build_view
@@ -50,7 +57,7 @@ from plugin.signing import (
 )
 
 from . import protocol, wire
-from .hub import Connection, Hub
+from .hub import CLOSE_ENDED, Connection, Hub
 from .limits import (
     CONNECT_BURST,
     CONNECTIONS_PER_SEAT,
@@ -223,6 +230,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/api/tables/{table_id}", _table_endpoint(server)),
         Route("/api/tables/{table_id}/archive", _archive_endpoint(server), methods=["POST"]),
         Route("/api/tables/{table_id}/reissue", _reissue_endpoint(server), methods=["POST"]),
+        Route("/api/tables/{table_id}/next", _next_game_endpoint(server), methods=["POST"]),
     ]
     for extra in config.routes:
         routes.extend([extra] if isinstance(extra, BaseRoute) else extra(server))
@@ -287,6 +295,8 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
             await _refuse(websocket, "too_many_connections", message, CLOSE_TOO_MANY)
             return
         table = await server.table(grant.table)
+        if table is None and await _serve_finished(server, websocket, grant):
+            return
         if table is None:
             code, message = server.missing(grant.table)
             retry = code in ("table_elsewhere", "log_unavailable")
@@ -301,6 +311,40 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         await _serve_client(server, websocket, table, grant)
 
     return endpoint
+
+
+async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | Watch) -> bool:
+    """An archived table whose game is over (issue 15: finished in an earlier run, or the
+    host started the next game): a page whose next game exists is moved to its seat
+    there; else it gets the final view, read-only, until it goes away. False for any other
+    table (the caller refuses it)."""
+    registry = server.registry
+    try:
+        final = None if registry is None else registry.final(grant.table)
+    except LogUnavailable:
+        return False
+    if final is None:
+        return False
+    if final.successor is not None:
+        token = server.signer.issue(final.successor, grant.seat)
+        await websocket.send_text(protocol.encode_moved(final.successor, token).decode())
+        await websocket.close(code=CLOSE_ENDED, reason="table_moved_on")
+        return True
+    viewer = None if isinstance(grant, Watch) else grant.seat
+    view = build_view(final, viewer)  # the host's controls: the next game only
+    await websocket.send_text(protocol.encode_state(view).decode())
+    refusal = protocol.encode_error("game_over", "the game is over; only the next game remains")
+    key = (grant.table, grant.seat, id(websocket))
+    try:
+        while (raw := await wire.receive(websocket)) is not None:
+            delay = server.messages.wait(key)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await websocket.send_text(refusal.decode())
+            del raw
+    except WebSocketDisconnect:
+        pass
+    return True
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
@@ -507,6 +551,59 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
         return JSONResponse(server.links(table))
 
     return reissue
+
+
+def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
+    """POST /api/tables/{id}/next, with the admin key or the table's host token, once the
+    game is over: the next game with the same players, at a NEW table (one game, one log,
+    one protocol: the finished game's stays whole and archived) with the same seats and
+    settings and a fresh deal. Idempotent (the successor is recorded in the old table's
+    log first). Every page connected to the old table is moved to its seat at the new
+    one over its own socket. Answers {"id", "successor", "links"} (the new table's)."""
+
+    async def next_game(request: Request) -> Response:
+        registry = server.registry
+        if registry is None:
+            return _error(503, "not_ready", "the server is starting or stopping")
+        table_id = request.path_params["table_id"]
+        if not (_is_admin(server, request) or _is_host_of(server, request, table_id)):
+            return _error(401, "not_host", "this needs the table's host link or the admin key")
+        try:
+            successor = await registry.next_game(table_id)
+        except KeyError:
+            return _error(404, "no_table", "no such table")
+        except TooManyTables as refusal:
+            return _error(409, refusal.code, refusal.message)
+        except GameNotOver as refusal:
+            return _error(409, refusal.code, refusal.message)
+        except LogUnavailable as failure:
+            return _error(503, "log_unavailable", str(failure))
+        server.hub.move_table(
+            table_id,
+            lambda viewer: protocol.encode_moved(
+                successor, server.signer.issue(successor, WATCH if viewer is None else viewer)
+            ),
+        )
+        table = await registry.get(successor)
+        links = None if table is None else server.links(table)
+        return JSONResponse({"id": table_id, "successor": successor, "links": links})
+
+    return next_game
+
+
+def _is_host_of(server: Server, request: Request, table_id: str) -> bool:
+    """Does the request carry the host token of this table (live or archived)?"""
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    try:
+        grant = server.signer.verify(key, table=table_id)
+    except TokenError:
+        return False
+    table = server.registry.tables.get(table_id) if server.registry else None
+    if table is not None and grant.generation != table.generations.get(HOST, 0):
+        return False
+    return grant.is_host
 
 
 def _phase(table: Table) -> str:

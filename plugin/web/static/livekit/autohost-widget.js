@@ -12,6 +12,8 @@
 // host revokes a silent player's publish permission (the server unpublishes his mic), and
 // the SDK does not republish by itself when the permission returns (FIELD-NOTES).
 
+import { endContainer, renderEnd } from "../end/end.js";
+import { loadTexts } from "../i18n/i18n.js";
 import { connectTransport, linkFromLiveKitToken } from "./transport.js";
 
 export function micAllowed(permissions, Track) {
@@ -129,10 +131,28 @@ export function attachAutohost(room, livekit, options = {}) {
       ? Object.entries(round.tally).map(([seat, votes]) => `${seat}: ${votes}`).join(" · ")
       : "";
     tally.dataset.tally = round?.tally ? JSON.stringify(round.tally) : "";
+    renderEndScreen(view);
+  }
+
+  // The end of the game (end/end.js), in the table's language, under the overlay.
+  let endTexts = null;
+  async function renderEndScreen(view) {
+    if (!view.end && !endTexts) return;
+    const language = view.table?.language ?? "en";
+    if (endTexts?.lang !== language) endTexts = await loadTexts(language);
+    const container = overlay.querySelector(".end-screen") ?? overlay.appendChild(endContainer());
+    const server = String(options.server).replace(/\/$/, "");
+    renderEnd(container, view, {
+      t: endTexts,
+      token: linkToken,
+      protocolUrl: (name) => `${server}/t/${encodeURIComponent(view.table.id)}/${name}`,
+    });
   }
 
   let transport = null;
+  let linkToken = null;
   function connect(token, table) {
+    linkToken = token;
     transport = connectTransport({
       server: options.server,
       token,
@@ -140,6 +160,10 @@ export function attachAutohost(room, livekit, options = {}) {
       onMessage(message) {
         if (message.type === "state") { widget.state = message; render(); }
         else if (message.type === "error") { widget.lastError = message.code ?? "error"; }
+        else if (message.type === "moved") {  // the next game: this seat at its new table
+          transport.close();
+          connect(message.token, message.table);
+        }
         options.onMessage?.(message);
       },
     });
