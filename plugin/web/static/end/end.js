@@ -48,13 +48,14 @@ function seatsTable(end, t) {
     const row = el("li", `end-seat role-${seat.role ?? "none"}${seat.out ? " out" : ""}`);
     row.dataset.seat = String(seat.seat);
     row.append(el("span", "end-num", String(seat.seat)));
-    if (seat.name && seat.name !== String(seat.seat)) row.append(el("span", "end-name", seat.name));
+    // A table without names has the seat number as the name: shown once, as the number.
+    row.append(el("span", "end-name", seat.name && seat.name !== String(seat.seat) ? seat.name : ""));
     row.append(el("span", "end-role", t(`role.${seat.role ?? "none"}`)));
     const out = el("span", "end-out");
     if (seat.out) out.append(el("span", "", t(`end.out.${seat.out.how}`)), el("span", "end-when", momentText(seat.out, t)));
     else out.append(el("span", "", t("end.in_game")));
     row.append(out);
-    if (seat.fouls) row.append(el("span", "end-fouls", t("end.fouls", { n: seat.fouls })));
+    row.append(el("span", "end-fouls", seat.fouls ? t("end.fouls", { n: seat.fouls }) : ""));
     list.append(row);
   }
   return list;
