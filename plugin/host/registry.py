@@ -41,7 +41,7 @@ from .log import EventLog, LogUnavailable
 from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
-from .table import Table
+from .table import Table, link_generations
 
 logger = logging.getLogger(__name__)
 
@@ -182,6 +182,13 @@ class Registry:
             timer_id=None, timer_remaining=None, paused=False, present=frozenset(),
             ending=end_view(settings, records), successor=successors[-1] if successors else None,
         )  # fmt: skip
+
+    def link_generations(self, table_id: str) -> dict[int | str, int]:
+        """Each seat's current link generation at a table, open or archived."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return dict(table.generations)
+        return link_generations(e.record for e in self.log.entries(table_id))
 
     def successor(self, table_id: str) -> str | None:
         """The table of the next game after `table_id`, if the host started it."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
@@ -62,6 +62,17 @@ class Outcome:
     code: str | None = None
     message: str | None = None
     seq: int | None = None
+
+
+def link_generations(records: Iterable[dict[str, Any]]) -> dict[int | str, int]:
+    """Each seat's current link generation ("host" and "watch" too) from a table's log
+    records: one more for every re-issue that named it (Table.reissue)."""
+    generations: dict[int | str, int] = {}
+    for record in records:
+        if record.get("type") == REISSUE:
+            for seat in record["seats"]:
+                generations[seat] = generations.get(seat, 0) + 1
+    return generations
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +122,9 @@ class Table:
         """Replay the log, resume the timer with the time it had left, tell the room who
         may speak, and start handling inputs."""
         logged = self.log.entries(self.id)
+        self.generations = link_generations(e.record for e in logged)
         for entry in logged:
-            if entry.record.get("type") == REISSUE:
-                for seat in entry.record["seats"]:
-                    self.generations[seat] = self.generations.get(seat, 0) + 1
-            elif entry.record.get("type") == SUCCESSOR:
+            if entry.record.get("type") == SUCCESSOR:
                 self.successor = entry.record["table"]
         entries = [e for e in logged if is_event_record(e.record)]
         self.state, last_timer = replay(self.settings, [e.record for e in entries])

@@ -48,11 +48,16 @@ def _protocol(server: Server, *, html: bool) -> Callable[[Request], Any]:
             return _error(401, "no_token", "send the table's link token as Bearer")
         admin = hmac.compare_digest(key.encode(), server.config.admin_key.encode())
         host = admin
-        if not admin:
-            try:
-                host = server.signer.verify_any(key, table=table_id).is_host
-            except TokenError as refusal:
-                return _error(401, refusal.code, refusal.message)
+        try:
+            if not admin:
+                grant = server.signer.verify_any(key, table=table_id)
+                if grant.generation != registry.link_generations(table_id).get(grant.seat, 0):
+                    raise TokenError("token_reissued", "this link was replaced")
+                host = grant.is_host
+        except TokenError as refusal:
+            return _error(401, refusal.code, refusal.message)
+        except LogUnavailable as failure:
+            return _error(503, "log_unavailable", str(failure))
         try:
             table = registry.tables.get(table_id)
             over = table.state.over if table is not None else registry.final(table_id) is not None

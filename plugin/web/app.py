@@ -319,12 +319,24 @@ async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | W
     there; else it gets the final view, read-only, until it goes away. False for any other
     table (the caller refuses it)."""
     registry = server.registry
+    if registry is None:
+        return False
     try:
-        final = None if registry is None else registry.final(grant.table)
+        final = registry.final(grant.table)
+        generations = registry.link_generations(grant.table)
     except LogUnavailable:
         return False
     if final is None:
         return False
+    seat = grant.seat  # the checks of Server.admit, against the archived log
+    if isinstance(seat, int) and not 1 <= seat <= final.settings.seats:
+        message = f"seat {seat} is not a seat of table {grant.table}"
+        await _refuse(websocket, "token_bad_seat", message, CLOSE_UNAUTHORIZED)
+        return True
+    if grant.generation != generations.get(seat, 0):
+        message = "this link was replaced; ask the host for the new one"
+        await _refuse(websocket, "token_reissued", message, CLOSE_UNAUTHORIZED)
+        return True
     if final.successor is not None:
         token = server.signer.issue(final.successor, grant.seat)
         await websocket.send_text(protocol.encode_moved(final.successor, token).decode())
@@ -600,10 +612,12 @@ def _is_host_of(server: Server, request: Request, table_id: str) -> bool:
         grant = server.signer.verify(key, table=table_id)
     except TokenError:
         return False
-    table = server.registry.tables.get(table_id) if server.registry else None
-    if table is not None and grant.generation != table.generations.get(HOST, 0):
+    registry = server.registry
+    try:
+        current = registry.link_generations(table_id).get(HOST, 0) if registry else 0
+    except LogUnavailable:
         return False
-    return grant.is_host
+    return grant.is_host and grant.generation == current
 
 
 def _phase(table: Table) -> str:

@@ -176,3 +176,27 @@ def test_after_a_restart_a_finished_tables_pages_see_their_end(tmp_path: Path) -
         moved = json.loads(ws.receive_text())
         assert moved["type"] == "moved" and moved["table"] == new
         assert [t["id"] for t in client.get("/api/tables", headers=AUTH).json()] == [new]
+
+
+def test_a_replaced_link_of_a_finished_table_gets_nothing(tmp_path: Path) -> None:
+    """A re-issued link stays refused after the end and after a restart: no end screen,
+    no protocol and, above all, no seat at the next game."""
+    with TestClient(create_app(config(tmp_path))) as client, ExitStack() as stack:
+        links = create_table(client)
+        fresh = client.post(f"/api/tables/{links['id']}/reissue", json={"seat": 2}, headers=AUTH)
+        assert fresh.status_code == 200
+        finish(hello_socket(client, stack, token_of(links, "host")))
+    old_token, new_token = token_of(links, 2), token_of(fresh.json(), 2)
+    data = f"/t/{links['id']}/protocol.json"
+    with TestClient(create_app(config(tmp_path))) as client, ExitStack() as stack:
+        refused = client.get(data, headers=bearer(old_token))
+        assert refused.status_code == 401 and refused.json()["error"] == "token_reissued"
+        assert client.get(data, headers=bearer(new_token)).status_code == 200
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": old_token}))
+            assert json.loads(ws.receive_text())["error"] == "token_reissued"
+        assert first_state(hello_socket(client, stack, new_token))["end"] is not None
+        client.post(f"/api/tables/{links['id']}/next", headers=AUTH).raise_for_status()
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": old_token}))
+            assert json.loads(ws.receive_text())["error"] == "token_reissued"
