@@ -120,8 +120,8 @@ END_JS = """() => {
     why: text(end.querySelector('.end-why')),
     roles: [...end.querySelectorAll('.end-seat')].map((row) =>
       [Number(row.dataset.seat), text(row.querySelector('.end-role'))]),
-    timeline: [...end.querySelectorAll('.end-item')].map((row) =>
-      [row.dataset.kind, text(row.querySelector('.end-when')), text(row.querySelector('.end-what'))]),
+    timeline: [...end.querySelectorAll('.end-item')].map((row) => [row.dataset.kind,
+      text(row.querySelector('.end-when')), text(row.querySelector('.end-what'))]),
     links: [...end.querySelectorAll('a.end-protocol')].map((a) => a.href),
   };
 }"""
@@ -196,7 +196,7 @@ async def test_every_page_shows_the_end_and_the_next_game_moves_them(
             assert view["table"]["names"] == NAMES, name
             assert "token" not in page.url and "#" not in page.url, name  # never in a URL
             assert not (await page.evaluate(END_JS))["shown"], name
-        new = (await player.evaluate("window.__widget.view.table.id"))
+        new = await player.evaluate("window.__widget.view.table.id")
         assert (await player.evaluate("window.__widget.view.me.seat")) == 5
         assert (await console.evaluate("window.__console.view.you")) == "host"
         assert (await pages["watch"].evaluate("window.__watch.view.you")) is None

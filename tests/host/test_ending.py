@@ -80,7 +80,10 @@ async def test_a_table_shows_its_end_only_after_the_game(harness: Harness) -> No
     roles = {s["seat"]: s["role"] for s in end["seats"]}
     assert {seat: roles[seat] for seat in ROLES} == ROLES
     assert [(i["kind"], i["seat"]) for i in end["timeline"]] == [
-        ("foul", 5), ("disqualified", 1), ("disqualified", 2), ("disqualified", 3)
+        ("foul", 5),
+        ("disqualified", 1),
+        ("disqualified", 2),
+        ("disqualified", 3),
     ]
     assert all(i["day"] == 1 for i in end["timeline"])
     assert next(s for s in end["seats"] if s["seat"] == 5)["fouls"] == 1
@@ -130,7 +133,11 @@ async def test_the_next_game_is_a_new_table_made_once(tmp_path: Path) -> None:
     assert table.state.phase.value == "lobby"
     fresh = table.settings
     assert (fresh.seats, fresh.names, fresh.language, fresh.club, fresh.host_name) == (
-        10, SETTINGS.names, "ru", "Клуб", "Ведущий"
+        10,
+        SETTINGS.names,
+        "ru",
+        "Клуб",
+        "Ведущий",
     )
     assert fresh.roles is None and fresh.seed != SETTINGS.seed  # a new deal
     # The old table is archived, whole: its end is still served from its log.

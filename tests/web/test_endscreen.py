@@ -71,7 +71,10 @@ def test_every_page_gets_the_end_only_once_the_game_is_over(client: TestClient) 
         assert end["result"] == {"termination": "no_black_left", "winner": "city"}
         assert [s["role"] for s in end["seats"]][:4] == ["don", "mafia", "mafia", "sheriff"]
         assert [(i["kind"], i["seat"]) for i in end["timeline"]] == [
-            ("foul", 5), ("disqualified", 1), ("disqualified", 2), ("disqualified", 3)
+            ("foul", 5),
+            ("disqualified", 1),
+            ("disqualified", 2),
+            ("disqualified", 3),
         ]
         assert finish_state["controls"] == ["next_game"]
 
@@ -168,7 +171,8 @@ def test_after_a_restart_a_finished_tables_pages_see_their_end(tmp_path: Path) -
         record = client.get(f"/t/{links['id']}/protocol.json", headers=bearer(token_of(links, 2)))
         assert record.status_code == 200 and record.json()["outcome"]["winner"] == "city"
         # The next game from the archived table, then a restart: the seat moves on.
-        answer = client.post(f"/api/tables/{links['id']}/next", headers=bearer(token_of(links, "host")))
+        host_auth = bearer(token_of(links, "host"))
+        answer = client.post(f"/api/tables/{links['id']}/next", headers=host_auth)
         assert answer.status_code == 200, answer.text
         new = answer.json()["successor"]
     with TestClient(create_app(config(tmp_path))) as client, client.websocket_connect("/ws") as ws:
