@@ -33,6 +33,7 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .clock import RealClock
 from .ending import SUCCESSOR, end_view
@@ -152,9 +153,18 @@ class Registry:
     async def archive(self, table_id: str) -> bool:
         """Stop a table (microphones given back, timer saved) and archive it: its record
         stays whole and exportable, it is not reopened. False if there is no such table."""
-        table = self.tables.pop(table_id, None)
+        table = self.tables.get(table_id)
         if table is None and self.log.table_settings(table_id) is None:
             return False
+        if table is not None and table.state.over and table.successor is None:
+            # The next game's table id, reserved while this server may still write here:
+            # on a shared log nobody may write to an archived table (no lease), and the
+            # host may start the next game long after (next_game makes the table).
+            try:
+                await table.record_successor(new_table_id())
+            except LogUnavailable as failure:
+                logger.error("table %s: no successor reserved: %s", table_id, failure)
+        self.tables.pop(table_id, None)
         if table is not None:
             await table.stop()
         self.log.archive(table_id)
@@ -177,10 +187,12 @@ class Registry:
         if not state.over:  # archived by the admin before the end: nothing to show
             return None
         successors = [r["table"] for r in records if r.get("type") == SUCCESSOR]
+        # A reserved successor counts once its table exists (the host started it).
+        started = successors and self.log.table_settings(successors[-1]) is not None
         return Snapshot(
             table_id=table_id, version=state.version, state=state, settings=settings,
             timer_id=None, timer_remaining=None, paused=False, present=frozenset(),
-            ending=end_view(settings, records), successor=successors[-1] if successors else None,
+            ending=end_view(settings, records), successor=successors[-1] if started else None,
         )  # fmt: skip
 
     def link_generations(self, table_id: str) -> dict[int | str, int]:
@@ -190,11 +202,8 @@ class Registry:
             return dict(table.generations)
         return link_generations(e.record for e in self.log.entries(table_id))
 
-    def successor(self, table_id: str) -> str | None:
-        """The table of the next game after `table_id`, if the host started it."""
-        table = self.tables.get(table_id)
-        if table is not None:
-            return table.successor
+    def _recorded_successor(self, table_id: str) -> str | None:
+        """The next game's table id recorded in an archived table's log (made or not)."""
         found = [
             e.record["table"]
             for e in self.log.entries(table_id)
@@ -207,8 +216,8 @@ class Registry:
         log, one protocol) with the same seats and settings, a fresh deal. Idempotent: the
         successor's id is recorded in the old table's log before the new table is made, so
         a second call (a double click, or one after a restart, even one between the record
-        and the new table) finds it and makes no other. The old table is archived. Answers
-        the successor's id.
+        and the new table) finds it and makes no other. The old table is archived (which
+        reserves the id if nothing did: `archive`). Answers the successor's id.
         KeyError: no such table; GameNotOver: its game still runs."""
         async with self._next_lock:
             live = self.tables.get(table_id) or await self.get(table_id)
@@ -218,9 +227,8 @@ class Registry:
             if live is not None:
                 over, successor = live.state.over, live.successor
             else:
-                final = self.final(table_id)
-                over = final is not None
-                successor = None if final is None else final.successor
+                over = self.final(table_id) is not None
+                successor = self._recorded_successor(table_id) if over else None
             if not over:
                 raise GameNotOver(table_id)
             if successor is None:
@@ -229,7 +237,7 @@ class Registry:
                 if live is not None:
                     await live.record_successor(successor)
                 else:
-                    await self.log.commit(table_id, entry, source="host")
+                    await self._write_archived(table_id, entry)
             if live is not None:  # first, so a club's LiveKit room is free for the next
                 await self.archive(table_id)
             if self.log.table_settings(successor) is None:  # not made yet (or a crash)
@@ -237,6 +245,18 @@ class Registry:
                 fresh = dataclasses.replace(old, seed=secrets.randbits(63), roles=None)
                 await self.create(fresh, table_id=successor)
             return successor
+
+    async def _write_archived(self, table_id: str, record: dict[str, Any]) -> None:
+        """One record in an archived table's log. A shared log fences every write with the
+        table's lease, and nobody holds an archived table's: this server takes it for the
+        write and lets it go at once."""
+        if not await self.log.claim(table_id):
+            raise LogUnavailable(f"another server holds table {table_id} now; try again")
+        try:
+            await self.log.commit(table_id, record, source="host")
+        finally:
+            if self.log.shared:
+                await self.log.release([table_id])
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a

@@ -5,6 +5,7 @@ the host clicks, a restart between the clicks included."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -168,9 +169,13 @@ async def test_a_crash_between_the_record_and_the_new_table_makes_it_later(
     await reg.close()
     again = registry(path)
     await again.start()  # the finished table is archived at start
-    assert again.final(old) is not None and again.final(old).successor == "c0ffee0001"
+    final = again.final(old)
+    assert final is not None and final.successor is None  # recorded, but not made yet
+    assert build_view(final, "host")["controls"] == ["next_game"]
     assert await again.next_game(old) == "c0ffee0001"
     assert "c0ffee0001" in again.tables
+    final = again.final(old)
+    assert final is not None and final.successor == "c0ffee0001"
     await again.close()
     assert successor_records(path, old) == ["c0ffee0001"]
 
@@ -207,4 +212,20 @@ async def test_an_archived_table_serves_its_final_view_to_everyone(tmp_path: Pat
         assert view["over"] and view["end"]["result"]["winner"] == "mafia"
         assert view["roles"]["1"] == "don"
     assert build_view(final, "host")["controls"] == ["next_game"]
+    # Archived at start while this server could still write its log: the next game's id
+    # is reserved there (a shared log refuses writes to an archived table), and used.
+    reserved = successor_records(path, old)
+    assert len(reserved) == 1
+    assert await again.next_game(old) == reserved[0]
     await again.close()
+    assert successor_records(path, old) == reserved
+
+
+async def test_two_clicks_at_once_make_one_next_game(tmp_path: Path) -> None:
+    reg = registry(tmp_path / "log.db")
+    await reg.start()
+    old = await finished(reg)
+    first, second = await asyncio.gather(reg.next_game(old), reg.next_game(old))
+    assert first == second and set(reg.tables) == {first}
+    await reg.close()
+    assert successor_records(tmp_path / "log.db", old) == [first]
