@@ -201,5 +201,14 @@ async def test_every_page_shows_the_end_and_the_next_game_moves_them(
         assert (await console.evaluate("window.__console.view.you")) == "host"
         assert (await pages["watch"].evaluate("window.__watch.view.you")) is None
         assert player.url.endswith(f"/t/{new}/play")
+        # An old seat link opened later lands on its seat at the next game.
+        late = await browser.new_page()
+        late.errors = []  # type: ignore[attr-defined]
+        late.on("pageerror", lambda error: late.errors.append(str(error)))  # type: ignore[attr-defined]
+        await late.goto(game.page_url(3))  # the old table's: it moves on by itself
+        await late.wait_for_url(f"**/t/{new}/play", timeout=LONG_MS)
+        await late.wait_for_function(f"() => window.__widget?.view?.table?.id === {new!r}")
+        assert (await late.evaluate("window.__widget.view.me.seat")) == 3
+        pages["late"] = late
         for page in pages.values():
             assert page.errors == [], page.errors  # type: ignore[attr-defined]
