@@ -342,20 +342,32 @@ async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | W
         await websocket.send_text(protocol.encode_moved(final.successor, token).decode())
         await websocket.close(code=CLOSE_ENDED, reason="table_moved_on")
         return True
+
+    async def send(data: bytes) -> None:
+        await websocket.send_text(data.decode())
+
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code=code, reason=reason)
+
+    # A connection of the hub like any other (so the host's next game moves it too), given
+    # the final view (the host's controls: the next game only); whatever it sends is
+    # refused.
     viewer = None if isinstance(grant, Watch) else grant.seat
-    view = build_view(final, viewer)  # the host's controls: the next game only
-    await websocket.send_text(protocol.encode_state(view).decode())
+    connection = Connection(grant.table, viewer, send, close)
+    server.hub.attach(connection, final)
     refusal = protocol.encode_error("game_over", "the game is over; only the next game remains")
-    key = (grant.table, grant.seat, id(websocket))
+    key = (grant.table, grant.seat, id(connection))
     try:
-        while (raw := await wire.receive(websocket)) is not None:
+        while not connection.closed and (raw := await wire.receive(websocket)) is not None:
             delay = server.messages.wait(key)
             if delay > 0:
                 await asyncio.sleep(delay)
-            await websocket.send_text(refusal.decode())
+            connection.push_reply(refusal)
             del raw
     except WebSocketDisconnect:
         pass
+    finally:
+        await server.hub.detach(connection, None)
     return True
 
 
@@ -505,9 +517,14 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
         if server.registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
         table_id = request.path_params["table_id"]
+        live = server.registry.tables.get(table_id)
+        over = live is not None and live.state.over
         if not await server.registry.archive(table_id):
             return _error(404, "no_table", "no such table")
-        server.hub.close_table(table_id, "table_archived", "the table has ended")
+        if over:  # its pages reconnect to their end screen, served from the log
+            server.hub.close_table(table_id, "game_over", "the game is over")
+        else:
+            server.hub.close_table(table_id, "table_archived", "the table has ended")
         return JSONResponse({"id": table_id, "archived": True})
 
     return archive

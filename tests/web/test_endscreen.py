@@ -175,6 +175,11 @@ def test_after_a_restart_a_finished_tables_pages_see_their_end(tmp_path: Path) -
         answer = client.post(f"/api/tables/{links['id']}/next", headers=host_auth)
         assert answer.status_code == 200, answer.text
         new = answer.json()["successor"]
+        # The pages on the end screen of the archived table are moved on as well.
+        for socket, seat in ((player, 2), (host, "host")):
+            moved = socket.next_answer()
+            assert moved["type"] == "moved" and moved["table"] == new
+            assert Signer(SECRET).verify(moved["token"], table=new).seat == seat
     with TestClient(create_app(config(tmp_path))) as client, client.websocket_connect("/ws") as ws:
         ws.send_text(json.dumps({"type": "hello", "token": token_of(links, 2)}))
         moved = json.loads(ws.receive_text())
@@ -204,3 +209,15 @@ def test_a_replaced_link_of_a_finished_table_gets_nothing(tmp_path: Path) -> Non
         with client.websocket_connect("/ws") as ws:
             ws.send_text(json.dumps({"type": "hello", "token": old_token}))
             assert json.loads(ws.receive_text())["error"] == "token_reissued"
+
+
+def test_a_finished_table_archived_by_the_admin_still_shows_its_end(client: TestClient) -> None:
+    links = create_table(client)
+    with ExitStack() as stack:
+        player = hello_socket(client, stack, token_of(links, 6))
+        first_state(player)
+        finish(hello_socket(client, stack, token_of(links, "host")))
+        assert client.post(f"/api/tables/{links['id']}/archive", headers=AUTH).status_code == 200
+        assert player.next_answer()["error"] == "game_over"  # not table_archived
+        again = first_state(hello_socket(client, stack, token_of(links, 6)))  # a reconnect
+        assert again["over"] and again["end"]["result"]["winner"] == "city"
