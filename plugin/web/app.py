@@ -185,6 +185,13 @@ class Server:
             return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
 
+    def moved_to(self, table_id: str, seat: int | Literal["host", "watch"]) -> bytes:
+        """The `moved` message that sends a page to `seat` at table `table_id` (the next
+        game), with a token of that seat's current link there."""
+        generations = self.registry.link_generations(table_id) if self.registry else {}
+        token = self.signer.issue(table_id, seat, generation=generations.get(seat, 0))
+        return protocol.encode_moved(table_id, token)
+
     def room_for(self, table_id: str) -> Any:
         """The room backend of a running table, None if it is not open (rtc_routes)."""
         table = self.registry.tables.get(table_id) if self.registry else None
@@ -338,8 +345,8 @@ async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | W
         await _refuse(websocket, "token_reissued", message, CLOSE_UNAUTHORIZED)
         return True
     if final.successor is not None:
-        token = server.signer.issue(final.successor, grant.seat)
-        await websocket.send_text(protocol.encode_moved(final.successor, token).decode())
+        moved = server.moved_to(final.successor, grant.seat)
+        await websocket.send_text(moved.decode())
         await websocket.close(code=CLOSE_ENDED, reason="table_moved_on")
         return True
 
@@ -608,10 +615,7 @@ def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
         except LogUnavailable as failure:
             return _error(503, "log_unavailable", str(failure))
         server.hub.move_table(
-            table_id,
-            lambda viewer: protocol.encode_moved(
-                successor, server.signer.issue(successor, WATCH if viewer is None else viewer)
-            ),
+            table_id, lambda viewer: server.moved_to(successor, WATCH if viewer is None else viewer)
         )
         table = await registry.get(successor)
         links = None if table is None else server.links(table)

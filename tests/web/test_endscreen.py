@@ -150,6 +150,12 @@ def test_the_next_game_moves_every_page_to_its_seat_at_a_new_table(client: TestC
         moved = late.receive()
         assert moved["type"] == "moved" and moved["table"] == new
         assert Signer(SECRET).verify(moved["token"], table=new).seat == 9
+        # The seat's link at the new table was replaced since: the move hands the new one.
+        reissued = client.post(f"/api/tables/{new}/reissue", json={"seat": 9}, headers=AUTH)
+        assert reissued.status_code == 200
+        moved = hello_socket(client, stack, token_of(links, 9)).receive()
+        assert moved["type"] == "moved"
+        assert first_state(hello_socket(client, stack, moved["token"]))["you"] == 9
 
 
 def test_after_a_restart_a_finished_tables_pages_see_their_end(tmp_path: Path) -> None:
