@@ -78,6 +78,10 @@ class Snapshot:
     timer_remaining: float | None
     paused: bool
     present: frozenset[int]
+    # Once the game is over: the end screen (plugin.host.ending.end_view), and the table
+    # the next game is played at, once the host started it.
+    ending: dict[str, Any] | None = None
+    successor: str | None = None
 
 
 class Hub(Protocol):

@@ -8,7 +8,9 @@ every table (microphones given back) and checkpoints the log.
 One bad table never stops the others: a table whose log cannot be replayed (an impossible
 event, settings that no longer load) is marked broken with the reason, reported, and
 left closed, while every other table opens. A finished table is archived when its game
-ends and is not reopened at the next start; `max_tables` caps the live tables.
+ends and is not reopened at the next start; `max_tables` caps the live tables. Its final
+view is still served read-only from its log (`final`), and its next game is a new table
+recorded in its log (`next_game`, a `table.successor` record).
 
 On a shared log (PostgreSQL, issue 16) a table is hosted by one server at a time through
 its lease: the registry opens only the tables it claimed, heartbeats their leases every
@@ -25,19 +27,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .clock import RealClock
-from .game import check_settings
+from .ending import SUCCESSOR, end_view
+from .game import check_settings, is_event_record, replay
 from .log import EventLog, LogUnavailable
-from .ports import Clock, Hub, Log, RoomBackend, Voice
+from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
-from .table import Table
+from .table import Table, link_generations
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +52,13 @@ CLOCK_SAVE_SECONDS = 1.0
 HEARTBEAT_SECONDS = 1.0  # a shared log's leases are renewed this often (they last 3 s)
 CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
+
+
+class GameNotOver(SettingsError):
+    """The next game is started only once this one is over."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__("game_not_over", f"the game at table {table_id} is not over yet")
 
 
 class TooManyTables(SettingsError):
@@ -93,6 +105,7 @@ class Registry:
         # sockets, so its widgets reconnect and find the server that hosts it now).
         self.on_drop: Callable[[str], None] = lambda table_id: None
         self._lock = asyncio.Lock()
+        self._next_lock = asyncio.Lock()  # one next game at a time (a double click)
 
     async def start(self) -> None:
         """Rebuild every live table in the log (replay), then save running timers every
@@ -140,14 +153,110 @@ class Registry:
     async def archive(self, table_id: str) -> bool:
         """Stop a table (microphones given back, timer saved) and archive it: its record
         stays whole and exportable, it is not reopened. False if there is no such table."""
-        table = self.tables.pop(table_id, None)
+        table = self.tables.get(table_id)
         if table is None and self.log.table_settings(table_id) is None:
             return False
+        if table is not None and table.state.over and table.successor is None:
+            # The next game's table id, reserved while this server may still write here:
+            # on a shared log nobody may write to an archived table (no lease), and the
+            # host may start the next game long after (next_game makes the table).
+            try:
+                await table.record_successor(new_table_id())
+            except LogUnavailable as failure:
+                logger.error("table %s: no successor reserved: %s", table_id, failure)
+        self.tables.pop(table_id, None)
         if table is not None:
             await table.stop()
         self.log.archive(table_id)
         self.broken.pop(table_id, None)
         return True
+
+    def final(self, table_id: str) -> Snapshot | None:
+        """The last moment of an archived table whose game is over, replayed read-only from
+        its log (nothing opened, nothing written): its players see their end screen, not
+        a refusal, after a restart (issue 15). None for any other table."""
+        if not self.log.is_archived(table_id):
+            return None
+        record = self.log.table_settings(table_id)
+        if record is None:
+            return None
+        settings = TableSettings.from_record(record)
+        entries = self.log.entries(table_id)
+        records = [e.record for e in entries]
+        state, _ = replay(settings, [r for r in records if is_event_record(r)])
+        if not state.over:  # archived by the admin before the end: nothing to show
+            return None
+        successors = [r["table"] for r in records if r.get("type") == SUCCESSOR]
+        # A reserved successor counts once its table exists (the host started it).
+        started = successors and self.log.table_settings(successors[-1]) is not None
+        return Snapshot(
+            table_id=table_id, version=state.version, state=state, settings=settings,
+            timer_id=None, timer_remaining=None, paused=False, present=frozenset(),
+            ending=end_view(settings, records), successor=successors[-1] if started else None,
+        )  # fmt: skip
+
+    def link_generations(self, table_id: str) -> dict[int | str, int]:
+        """Each seat's current link generation at a table, open or archived."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return dict(table.generations)
+        return link_generations(e.record for e in self.log.entries(table_id))
+
+    def _recorded_successor(self, table_id: str) -> str | None:
+        """The next game's table id recorded in an archived table's log (made or not)."""
+        found = [
+            e.record["table"]
+            for e in self.log.entries(table_id)
+            if e.record.get("type") == SUCCESSOR
+        ]
+        return found[-1] if found else None
+
+    async def next_game(self, table_id: str) -> str:
+        """The next game after the finished game at `table_id`: a NEW table (one game, one
+        log, one protocol) with the same seats and settings, a fresh deal. Idempotent: the
+        successor's id is recorded in the old table's log before the new table is made, so
+        a second call (a double click, or one after a restart, even one between the record
+        and the new table) finds it and makes no other. The old table is archived (which
+        reserves the id if nothing did: `archive`). Answers the successor's id.
+        KeyError: no such table; GameNotOver: its game still runs."""
+        async with self._next_lock:
+            live = self.tables.get(table_id) or await self.get(table_id)
+            record = self.log.table_settings(table_id)
+            if record is None:
+                raise KeyError(table_id)
+            if live is not None:
+                over, successor = live.state.over, live.successor
+            else:
+                over = self.final(table_id) is not None
+                successor = self._recorded_successor(table_id) if over else None
+            if not over:
+                raise GameNotOver(table_id)
+            if successor is None:
+                successor = new_table_id()
+                entry = {"type": SUCCESSOR, "table": successor}
+                if live is not None:
+                    await live.record_successor(successor)
+                else:
+                    await self._write_archived(table_id, entry)
+            if live is not None:  # first, so a club's LiveKit room is free for the next
+                await self.archive(table_id)
+            if self.log.table_settings(successor) is None:  # not made yet (or a crash)
+                old = TableSettings.from_record(record)
+                fresh = dataclasses.replace(old, seed=secrets.randbits(63), roles=None)
+                await self.create(fresh, table_id=successor)
+            return successor
+
+    async def _write_archived(self, table_id: str, record: dict[str, Any]) -> None:
+        """One record in an archived table's log. A shared log fences every write with the
+        table's lease, and nobody holds an archived table's: this server takes it for the
+        write and lets it go at once."""
+        if not await self.log.claim(table_id):
+            raise LogUnavailable(f"another server holds table {table_id} now; try again")
+        try:
+            await self.log.commit(table_id, record, source="host")
+        finally:
+            if self.log.shared:
+                await self.log.release([table_id])
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a

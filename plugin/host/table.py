@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
@@ -39,6 +39,7 @@ from .commands import (
     source_of,
 )
 from .countdown import Countdown
+from .ending import SUCCESSOR, end_view
 from .game import is_event_record, new_game, replay
 from .log import ClockRow, LogUnavailable
 from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
@@ -62,6 +63,17 @@ class Outcome:
     code: str | None = None
     message: str | None = None
     seq: int | None = None
+
+
+def link_generations(records: Iterable[dict[str, Any]]) -> dict[int | str, int]:
+    """Each seat's current link generation ("host" and "watch" too) from a table's log
+    records: one more for every re-issue that named it (Table.reissue)."""
+    generations: dict[int | str, int] = {}
+    for record in records:
+        if record.get("type") == REISSUE:
+            for seat in record["seats"]:
+                generations[seat] = generations.get(seat, 0) + 1
+    return generations
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +114,8 @@ class Table:
         self._saved_clock: ClockRow | None = None
         self._released = False
         self._stopped = False
+        self.successor: str | None = None  # the table of the next game (successor record)
+        self._ending: tuple[GameState, dict[str, Any]] | None = None  # end view, its state
 
     # --- lifetime ----------------------------------------------------------------------
 
@@ -109,10 +123,10 @@ class Table:
         """Replay the log, resume the timer with the time it had left, tell the room who
         may speak, and start handling inputs."""
         logged = self.log.entries(self.id)
+        self.generations = link_generations(e.record for e in logged)
         for entry in logged:
-            if entry.record.get("type") == REISSUE:
-                for seat in entry.record["seats"]:
-                    self.generations[seat] = self.generations.get(seat, 0) + 1
+            if entry.record.get("type") == SUCCESSOR:
+                self.successor = entry.record["table"]
         self.settings = with_logged_names(self.settings, [e.record for e in logged])
         entries = [e for e in logged if is_event_record(e.record)]
         self.state, last_timer = replay(self.settings, [e.record for e in entries])
@@ -178,6 +192,12 @@ class Table:
         for seat in seats:
             self.generations[seat] = self.generations.get(seat, 0) + 1
 
+    async def record_successor(self, table_id: str) -> None:
+        """The next game of this (finished) table is played at `table_id`: durable first."""
+        record = {"type": SUCCESSOR, "table": table_id}
+        await self.log.commit(self.id, record, source=source_of(HOST))
+        self.successor = table_id
+
     async def settle(self) -> None:
         """Wait until every queued input is handled (tests, after the fake clock moved)."""
         await self._queue.join()
@@ -194,7 +214,19 @@ class Table:
             timer_remaining=self.countdown.remaining(),
             paused=self.paused,
             present=frozenset(self.present),
+            ending=self.ending(),
+            successor=self.successor,
         )
+
+    def ending(self) -> dict[str, Any] | None:
+        """The end screen once the game is over (replayed from the log once per final
+        state: an undo of the last event makes the game run again)."""
+        if not self.state.over:
+            return None
+        if self._ending is None or self._ending[0] is not self.state:
+            records = [e.record for e in self.log.entries(self.id)]
+            self._ending = (self.state, end_view(self.settings, records))
+        return self._ending[1]
 
     def clock_row(self) -> ClockRow:
         return ClockRow(

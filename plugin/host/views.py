@@ -8,6 +8,8 @@ list of phases.
 The engine decides what is secret (plugin.rules.views: a player sees his own role and
 private results only, the host everything); this module adds only what the table knows,
 and `video` names only seats the viewer may see now, so it tells nobody who is black.
+Once the game is over every viewer gets the same `end` (the result, every role, the
+timeline: plugin.host.ending); before that `end` is None for everyone.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()
     view["video"] = _video(snapshot.state, viewer, settings.seats)
     if viewer == HOST:
         view["controls"] = controls(snapshot)
+    # The end screen (plugin.host.ending): the same for everyone, and only once the game
+    # is over, so no role, check or best move reaches a page before the end.
+    view["end"] = snapshot.ending if snapshot.state.over else None
     return view
 
 
@@ -71,10 +76,11 @@ def controls(snapshot: Snapshot) -> list[str]:
     try (commands.candidate_events) is legal now, the seat corrections (`foul`, `remove`,
     `disqualify`) while a seat is in a running game, and the table's own: `pause` or
     `resume`, `add_time` while a timer runs, `undo` while the game runs and has events.
-    After the game nothing of the game is left (issue 17, "Finish")."""
+    After the game nothing of the game is left (issue 17, "Finish"): only `next_game`
+    (the next game with the same players), until the host started it."""
     state = snapshot.state
     if state.over:
-        return []
+        return [] if snapshot.successor is not None else ["next_game"]
     legal = _host_events(state)
     allowed = [kind for kind in _ENGINE_CONTROLS if _legal(state, kind, legal)]
     running = state.phase is not Phase.LOBBY

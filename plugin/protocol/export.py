@@ -1,21 +1,21 @@
 """Replay a table's logged events into its protocol: seats, names, roles, fouls (each with
 the day or night it was given), nominations and every ballot per day, kills, checks, who
-left when and how, the best move and the result (winner and why)."""
+left when and how, the best move and the result (winner and why). The replay itself is
+plugin.host.ending's, which the end screen reads too."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from plugin.rules import RuleError, apply, load_preset, new_game
-from plugin.rules import events as ev
-from plugin.rules.effects import VoteFinished
-from plugin.rules.state import NIGHT_PHASES, GameState
-
-
-def _when(state: GameState) -> dict[str, int]:
-    """The day or night a moment of the game belongs to: {"day": n} or {"night": n}."""
-    return {"night": state.night} if state.phase in NIGHT_PHASES else {"day": state.day}
+from plugin.host.ending import replay_story
+from plugin.host.game import is_event_record
+from plugin.host.ports import Log
+from plugin.host.settings import TableSettings
+from plugin.host.table import with_logged_names
+from plugin.rules import load_preset, new_game
+from plugin.rules.state import GameState
 
 
 def game_protocol(
@@ -36,53 +36,16 @@ def game_protocol(
 ) -> dict[str, Any]:
     """The protocol of a game from its engine event records, in log order (undone entries
     already left out). Records the engine refuses are listed, never fatal."""
-    state: GameState = new_game(
-        load_preset(preset, overrides or {}), players=seats, roles=roles, seed=seed, manual=manual
-    )
-    ballots: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    votes: dict[int, dict[str, Any]] = {}
-    refused: list[dict[str, Any]] = []
-    fouls: list[dict[str, Any]] = []
-    exits: dict[int, dict[str, Any]] = {}
-    voted_out: dict[int, int] = {}  # seat -> the day whose vote put him out (he leaves later)
-    for record in records:
-        try:
-            event = ev.from_record(record)
-            before = state
-            state, effects = apply(state, event)
-        except RuleError as error:
-            refused.append({"record": record, "reason": error.reason})
-            continue
-        if isinstance(event, ev.CastVote | ev.CastLift):
-            r = before.vote.round if before.vote is not None else None
-            if r is not None:
-                ballot = {
-                    "voter": event.voter,
-                    "choice": event.candidate if isinstance(event, ev.CastVote) else event.leave,
-                }
-                ballots.setdefault((before.day, r.number), []).append(ballot)
-        if isinstance(event, ev.Foul):
-            fouls.append({"seat": event.seat, **_when(before)})
-        for effect in effects:
-            if isinstance(effect, VoteFinished):
-                votes[state.day] = effect.result
-                voted_out.update((s, state.day) for s in effect.result.get("eliminated", []))
-        for seat in sorted(before.alive - state.alive):
-            when = _when(before)
-            if isinstance(event, ev.PlayerLeft):
-                how = "left"
-            elif isinstance(event, ev.Disqualify):
-                how = "disqualified"
-            elif seat in state.removed and seat not in before.removed:
-                how = "fouls"
-            else:  # the night's shot (or the day's vote: its result may come later, below)
-                how, when = "killed", {"night": state.night}
-            exits[seat] = {"how": how, **when}
-    for seat, day in voted_out.items():  # a vote's result is told after its seats left
-        if exits.get(seat, {}).get("how") in (None, "killed"):
-            exits[seat] = {"how": "vote", "day": day}
-    protocol = _protocol(state, names, ballots, votes, refused, table, preset)
-    protocol.update(language=language, club=club, host=host, date=date, fouls=fouls)
+    story = replay_story(
+        new_game(
+            load_preset(preset, overrides or {}), players=seats, roles=roles, seed=seed,
+            manual=manual,
+        ),
+        records,
+    )  # fmt: skip
+    state, exits = story.state, story.exits
+    protocol = _protocol(state, names, story.ballots, story.votes, story.refused, table, preset)
+    protocol.update(language=language, club=club, host=host, date=date, fouls=story.fouls)
     for player in protocol["players"]:
         player["out"] = exits.get(player["seat"])
     return protocol
@@ -146,3 +109,32 @@ def _protocol(
         "outcome": None if state.outcome is None else state.outcome.record(),
         "refused": refused,
     }
+
+
+def table_protocol(log: Log, table_id: str) -> dict[str, Any] | None:
+    """The protocol of table `table_id` as its log holds it (live or archived), with the
+    table's names, language, club, host and the date of its first input (the server's
+    local time: a club's evening); None if the log has no such table."""
+    record = log.table_settings(table_id)
+    if record is None:
+        return None
+    entries = log.entries(table_id)
+    settings = with_logged_names(  # the names the lobby seated
+        TableSettings.from_record(record), [e.record for e in entries]
+    )
+    played = entries[0].wall if entries else time.time()
+    return game_protocol(
+        preset=settings.preset,
+        seats=settings.seats,
+        records=[e.record for e in entries if is_event_record(e.record)],
+        names=settings.names,
+        overrides=settings.overrides,
+        roles=settings.roles,
+        seed=settings.seed,
+        manual=settings.manual,
+        table=table_id,
+        language=settings.language,
+        club=settings.club,
+        host=settings.host_name,
+        date=time.strftime("%Y-%m-%d", time.localtime(played)),
+    )

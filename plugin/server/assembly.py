@@ -31,6 +31,7 @@ from plugin.web.app import Server, ServerConfig, create_app
 from plugin.web.ice import server_ice_routes
 
 from .embedded import EmbeddedTables, embedded_routes
+from .exports import protocol_routes
 from .http import Listening, listening, wait_stopped
 from .options import ServerOptions
 
@@ -98,6 +99,7 @@ def build(options: ServerOptions) -> Hosting:
         )  # fmt: skip
         room_factory, voice_factory = livekit_tables.room, livekit_tables.voice
         routes = (livekit_tables.routes,)
+    routes = (*routes, protocol_routes)  # the end screen's protocol links, on either media
     db_path, log = _event_log(options)
     config = ServerConfig(
         db_path=db_path,

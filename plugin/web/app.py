@@ -35,7 +35,14 @@ from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, WATCH, Command
 from plugin.host.log import LogUnavailable
 from plugin.host.ports import Clock, Log
-from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
+from plugin.host.registry import (
+    MAX_TABLES,
+    GameNotOver,
+    Registry,
+    RoomFactory,
+    TooManyTables,
+    VoiceFactory,
+)
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
 from plugin.host.views import build_view
@@ -51,7 +58,7 @@ from plugin.signing import (
 )
 
 from . import protocol, wire
-from .hub import Connection, Hub
+from .hub import CLOSE_ENDED, Connection, Hub
 from .limits import (
     CONNECT_BURST,
     CONNECTIONS_PER_SEAT,
@@ -181,6 +188,13 @@ class Server:
             return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
 
+    def moved_to(self, table_id: str, seat: int | Literal["host", "watch"]) -> bytes:
+        """The `moved` message that sends a page to `seat` at table `table_id` (the next
+        game), with a token of that seat's current link there."""
+        generations = self.registry.link_generations(table_id) if self.registry else {}
+        token = self.signer.issue(table_id, seat, generation=generations.get(seat, 0))
+        return protocol.encode_moved(table_id, token)
+
     def room_for(self, table_id: str) -> Any:
         """The room backend of a running table, None if it is not open (rtc_routes)."""
         table = self.registry.tables.get(table_id) if self.registry else None
@@ -230,6 +244,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/api/tables/{table_id}", _table_endpoint(server)),
         Route("/api/tables/{table_id}/archive", _archive_endpoint(server), methods=["POST"]),
         Route("/api/tables/{table_id}/reissue", _reissue_endpoint(server), methods=["POST"]),
+        Route("/api/tables/{table_id}/next", _next_game_endpoint(server), methods=["POST"]),
         *lobby_routes(server),
     ]
     for extra in config.routes:
@@ -295,6 +310,8 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
             await _refuse(websocket, "too_many_connections", message, CLOSE_TOO_MANY)
             return
         table = await server.table(grant.table)
+        if table is None and await _serve_finished(server, websocket, grant):
+            return
         if table is None:
             code, message = server.missing(grant.table)
             retry = code in ("table_elsewhere", "log_unavailable")
@@ -309,6 +326,64 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         await _serve_client(server, websocket, table, grant)
 
     return endpoint
+
+
+async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | Watch) -> bool:
+    """An archived table whose game is over (issue 15: finished in an earlier run, or the
+    host started the next game): a page whose next game exists is moved to its seat
+    there; else it gets the final view, read-only, until it goes away. False for any other
+    table (the caller refuses it)."""
+    registry = server.registry
+    if registry is None:
+        return False
+    try:
+        final = registry.final(grant.table)
+        generations = registry.link_generations(grant.table)
+    except LogUnavailable:
+        return False
+    if final is None:
+        return False
+    seat = grant.seat  # the checks of Server.admit, against the archived log
+    if isinstance(seat, int) and not 1 <= seat <= final.settings.seats:
+        message = f"seat {seat} is not a seat of table {grant.table}"
+        await _refuse(websocket, "token_bad_seat", message, CLOSE_UNAUTHORIZED)
+        return True
+    if grant.generation != generations.get(seat, 0):
+        message = "this link was replaced; ask the host for the new one"
+        await _refuse(websocket, "token_reissued", message, CLOSE_UNAUTHORIZED)
+        return True
+    if final.successor is not None:
+        moved = server.moved_to(final.successor, grant.seat)
+        await websocket.send_text(moved.decode())
+        await websocket.close(code=CLOSE_ENDED, reason="table_moved_on")
+        return True
+
+    async def send(data: bytes) -> None:
+        await websocket.send_text(data.decode())
+
+    async def close(code: int, reason: str) -> None:
+        await websocket.close(code=code, reason=reason)
+
+    # A connection of the hub like any other (so the host's next game moves it too), given
+    # the final view (the host's controls: the next game only); whatever it sends is
+    # refused.
+    viewer = None if isinstance(grant, Watch) else grant.seat
+    connection = Connection(grant.table, viewer, send, close)
+    server.hub.attach(connection, final)
+    refusal = protocol.encode_error("game_over", "the game is over; only the next game remains")
+    key = (grant.table, grant.seat, id(connection))
+    try:
+        while not connection.closed and (raw := await wire.receive(websocket)) is not None:
+            delay = server.messages.wait(key)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            connection.push_reply(refusal)
+            del raw
+    except WebSocketDisconnect:
+        pass
+    finally:
+        await server.hub.detach(connection, None)
+    return True
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
@@ -457,9 +532,14 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
         if server.registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
         table_id = request.path_params["table_id"]
+        live = server.registry.tables.get(table_id)
+        over = live is not None and live.state.over
         if not await server.registry.archive(table_id):
             return _error(404, "no_table", "no such table")
-        server.hub.close_table(table_id, "table_archived", "the table has ended")
+        if over:  # its pages reconnect to their end screen, served from the log
+            server.hub.close_table(table_id, "game_over", "the game is over")
+        else:
+            server.hub.close_table(table_id, "table_archived", "the table has ended")
         server.lobbies.close_table(table_id, "table_archived", "the table has ended", moved=False)
         return JSONResponse({"id": table_id, "archived": True})
 
@@ -521,6 +601,58 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
         return JSONResponse(server.links(table))
 
     return reissue
+
+
+def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
+    """POST /api/tables/{id}/next, with the admin key or the table's host token, once the
+    game is over: the next game with the same players, at a NEW table (one game, one log,
+    one protocol: the finished game's stays whole and archived) with the same seats and
+    settings and a fresh deal. Idempotent (the successor is recorded in the old table's
+    log first). Every page connected to the old table is moved to its seat at the new
+    one over its own socket. Answers {"id", "successor", "links"} (the new table's)."""
+
+    async def next_game(request: Request) -> Response:
+        registry = server.registry
+        if registry is None:
+            return _error(503, "not_ready", "the server is starting or stopping")
+        table_id = request.path_params["table_id"]
+        if not (_is_admin(server, request) or _is_host_of(server, request, table_id)):
+            return _error(401, "not_host", "this needs the table's host link or the admin key")
+        try:
+            successor = await registry.next_game(table_id)
+        except KeyError:
+            return _error(404, "no_table", "no such table")
+        except TooManyTables as refusal:
+            return _error(409, refusal.code, refusal.message)
+        except GameNotOver as refusal:
+            return _error(409, refusal.code, refusal.message)
+        except LogUnavailable as failure:
+            return _error(503, "log_unavailable", str(failure))
+        server.hub.move_table(
+            table_id, lambda viewer: server.moved_to(successor, WATCH if viewer is None else viewer)
+        )
+        table = await registry.get(successor)
+        links = None if table is None else server.links(table)
+        return JSONResponse({"id": table_id, "successor": successor, "links": links})
+
+    return next_game
+
+
+def _is_host_of(server: Server, request: Request, table_id: str) -> bool:
+    """Does the request carry the host token of this table (live or archived)?"""
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    try:
+        grant = server.signer.verify(key, table=table_id)
+    except TokenError:
+        return False
+    registry = server.registry
+    try:
+        current = registry.link_generations(table_id).get(HOST, 0) if registry else 0
+    except LogUnavailable:
+        return False
+    return grant.is_host and grant.generation == current
 
 
 def _phase(table: Table) -> str:

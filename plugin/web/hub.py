@@ -155,6 +155,13 @@ class Hub:
             connection.close_with(reply, CLOSE_ENDED, code)
         self.forget(table_id)
 
+    def move_table(self, table_id: str, moved: Callable[[Viewer], bytes]) -> None:
+        """The next game is at another table: every session of this one gets its own
+        `moved` message (its seat's new token), then the socket closes."""
+        for connection in list(self._connections.get(table_id, ())):
+            connection.close_with(moved(connection.viewer), CLOSE_ENDED, "table_moved_on")
+        self.forget(table_id)
+
     def close_viewer(self, table_id: str, viewer: Viewer, code: str, message: str) -> None:
         """End every session of one seat (its link was re-issued)."""
         reply = protocol.encode_error(code, message)

@@ -3,7 +3,8 @@
 Client → server messages are msgspec tagged structs: {"v": 1, "id": "<client msg id>",
 "type": "...", ...}. Unknown fields, unknown types, wrong types and messages over
 MAX_MESSAGE_BYTES are refused with an error code; the connection stays open.
-Server → client: {"type": "state", ...}, {"type": "ack", ...}, {"type": "error", ...}.
+Server → client: {"type": "state", ...}, {"type": "ack", ...}, {"type": "error", ...}, and
+{"type": "moved", "table", "token"} when the host started the next game at another table.
 """
 
 from __future__ import annotations
@@ -197,6 +198,12 @@ def encode_error(code: str, message: str, id: str | None = None) -> bytes:
     return _encoder.encode(
         {"type": "error", "v": VERSION, "id": id, "error": code, "message": message}
     )
+
+
+def encode_moved(table: str, token: str) -> bytes:
+    """The next game is at `table`: this page's seat there, with its token (sent over the
+    page's authenticated socket only, never in a URL)."""
+    return _encoder.encode({"type": "moved", "v": VERSION, "table": table, "token": token})
 
 
 def encode_state(view: dict[str, Any]) -> bytes:

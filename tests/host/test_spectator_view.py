@@ -1,7 +1,8 @@
 """A property over whole simulated games (plugin.sim.simulate): nothing secret ever reaches a
 spectator's view (issue 17): no role, no check, no black team, no night action (a shot, a
 check, the night's victim before the morning), at any step of any game, until the game
-is over, when the roles are everyone's."""
+is over, when the roles are everyone's, and so is the end screen (plugin.host.ending),
+which no view carries before the end."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plugin.host.ending import end_view
 from plugin.host.ports import Snapshot
 from plugin.host.settings import TableSettings
 from plugin.host.views import build_view
 from plugin.rules import apply, new_game
-from plugin.rules.events import Disqualify, Foul, PlayerLeft
+from plugin.rules.events import Disqualify, Foul, PlayerLeft, to_record
 from plugin.rules.roles import BLACK
 from plugin.rules.state import GameState, Phase
 from plugin.sim.simulate import _preset, play
@@ -27,12 +29,14 @@ PRIVATE_KEYS = frozenset(
 AFTER_THE_SHOT = (Phase.DON_CHECK, Phase.SHERIFF_CHECK)
 
 
-def spectator_view(state: GameState, seats: int) -> dict[str, Any]:
+def spectator_view(
+    state: GameState, seats: int, ending: dict[str, Any] | None = None
+) -> dict[str, Any]:
     table = TableSettings(seats=seats)
     snapshot = Snapshot(
         table_id="t", version=state.version, state=state, settings=table,
         timer_id=None if state.timer is None else state.timer.id,
-        timer_remaining=None, paused=False, present=frozenset(),
+        timer_remaining=None, paused=False, present=frozenset(), ending=ending,
     )  # fmt: skip
     return build_view(snapshot, None)
 
@@ -65,14 +69,21 @@ def test_nothing_secret_ever_reaches_a_spectator(
 ) -> None:
     game = play(rules, seed, players=players, manual=manual, keep_log=True)
     assert game.log is not None and game.error is None, game
+    # The end screen of the whole game, handed to the view at every step as a table that
+    # computed it too early would: the view still shows it only once the game is over.
+    table = TableSettings(preset=rules, seats=players, seed=seed, manual=manual)
+    ending = end_view(table, [to_record(event) for event in game.log])
     state = new_game(_preset(rules), players=players, seed=seed, manual=manual)
     alive_at_the_shot: list[int] | None = None
     for step, event in enumerate(game.log):
         state, _ = apply(state, event)
-        view = json.loads(json.dumps(spectator_view(state, players)))  # what the wire carries
+        view = json.loads(json.dumps(spectator_view(state, players, ending)))  # the wire's
         if state.over:
             assert set(view["roles"].values()) <= ROLE_NAMES  # the end: everyone's
+            assert view["end"] == ending and len(view["end"]["seats"]) == players
+            assert [s["role"] for s in view["end"]["seats"]] == list(state.roles or ())
             continue
+        assert view["end"] is None
         assert leaks(view) == [], (step, event, state.phase)
         assert view["you"] is None and view["video"] == {"awake": False, "peers": []}
         if state.phase is Phase.SHOT:

@@ -37,11 +37,14 @@ def test_a_running_game_offers_the_corrections_and_the_next_step() -> None:
         assert "add_time" in found
 
 
-def test_after_the_game_nothing_of_the_game_remains() -> None:
+def test_after_the_game_only_the_next_game_remains() -> None:
     state, _ = apply(lobby(), ev.StartGame())
     over, _ = apply(state, ev.EndGame(winner="city"))
     assert over.over
-    assert controls(over) == []
+    assert controls(over) == ["next_game"]
+    # Once the host started it, the next game is at its own table: nothing is left here.
+    assert controls(over, successor="abc") == []
+    assert "next_game" not in controls(state)  # not before the end
 
 
 def test_only_the_host_gets_controls() -> None:

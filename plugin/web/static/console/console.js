@@ -24,6 +24,7 @@ const { token, tableId, t, countdown, send, renderStatus, renderClock, startVide
   debugName: "__console", // window.__console: tests and debugging
   onView: (next) => receive(next),
   title: "console.title",
+  onNextGame: (hostToken, table) => nextGame(hostToken, table),
 });
 // The lobby panel (issue 17): the invite link, who waits, seating, second devices.
 const lobbyPanel = startLobbyPanel({
@@ -33,6 +34,22 @@ const lobbyPanel = startLobbyPanel({
   })),
 });
 window.__lobbyPanel = lobbyPanel;
+
+/** The next game with the same players (POST /api/tables/{id}/next, plugin/web/app.py):
+ * a new table, a new deal. The server then moves every page of this table, this one too,
+ * to its seat there over its socket. */
+async function nextGame(hostToken, table) {
+  const response = await fetch(new URL(`../../api/tables/${encodeURIComponent(table)}/next`, location.href), {
+    method: "POST",
+    headers: { Authorization: `Bearer ${hostToken}` },
+  });
+  if (!response.ok) {
+    const body = await response.json().catch(() => ({}));
+    const code = body.error ?? String(response.status);
+    toast($("toast"), t("error", { message: t.has(`refusal.${code}`) ? t(`refusal.${code}`) : body.message ?? code }));
+    throw new Error(code);
+  }
+}
 
 function receive(next) {
   view = next;

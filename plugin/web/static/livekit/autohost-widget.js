@@ -15,6 +15,8 @@
 // host revokes a silent player's publish permission (the server unpublishes his mic), and
 // the SDK does not republish by itself when the permission returns (FIELD-NOTES).
 
+import { endContainer, renderEnd } from "../end/end.js";
+import { loadTexts } from "../i18n/i18n.js";
 import { connectRpcTransport } from "./rpc-transport.js";
 import { connectTransport, linkFromLiveKitToken } from "./transport.js";
 
@@ -133,17 +135,39 @@ export function attachAutohost(room, livekit, options = {}) {
       ? Object.entries(round.tally).map(([seat, votes]) => `${seat}: ${votes}`).join(" · ")
       : "";
     tally.dataset.tally = round?.tally ? JSON.stringify(round.tally) : "";
+    renderEndScreen(view);
+  }
+
+  // The end of the game (end/end.js), in the table's language, under the overlay.
+  let endTexts = null;
+  async function renderEndScreen(view) {
+    if (!view.end && !endTexts) return;
+    const language = view.table?.language ?? "en";
+    if (endTexts?.lang !== language) endTexts = await loadTexts(language);
+    const container = overlay.querySelector(".end-screen") ?? overlay.appendChild(endContainer());
+    const server = String(options.server).replace(/\/$/, "");
+    renderEnd(container, view, {
+      t: endTexts,
+      token: linkToken,
+      protocolUrl: (name) => `${server}/t/${encodeURIComponent(view.table.id)}/${name}`,
+    });
   }
 
   let transport = null;
+  let linkToken = null;
   function onMessage(message) {
     if (message.type === "state") { widget.state = message; render(); }
     else if (message.type === "error") {
       widget.lastError = message.error ?? message.code ?? "error";
+    } else if (message.type === "moved" && linkToken !== null) {
+      // the next game: this seat at its new table (over RPC the bot of the room says so)
+      transport.close();
+      connect(message.token, message.table);
     }
     options.onMessage?.(message);
   }
   function connect(token, table) {
+    linkToken = token;
     transport = connectTransport({ server: options.server, token, table, onMessage });
   }
   if (options.rpc || !(options.token || options.livekitToken)) {

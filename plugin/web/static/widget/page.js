@@ -10,7 +10,8 @@ import { loadTexts } from "../i18n/i18n.js";
 import { useTexts } from "../video/tile.js";
 import { startVideoIfAvailable } from "./av.js";
 import { Countdown, formatSeconds } from "./clock.js";
-import { openSocket, tableIdFromPath, takeToken } from "./socket.js";
+import { renderEnd, endContainer } from "../end/end.js";
+import { moveTo, openSocket, tableIdFromPath, takeToken } from "./socket.js";
 import { ensureTiles, toast } from "./tiles.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -19,13 +20,14 @@ export const $ = (id) => document.getElementById(id);
  * Start a page. onView(view) gets every view the server sends, after the texts have
  * followed the view's language and the countdown has taken its clock; the page renders it
  * (its render calls renderStatus and renderClock). window[debugName] = {socket, view} is
- * for the tests and debugging.
+ * for the tests and debugging. Once the game is over every page shows the end screen
+ * (end/end.js); onNextGame(token, tableId) (the console's) adds its "next game" button.
  *
  * Returns {token, tableId, t, countdown, socket, send(type, fields), renderStatus(),
  * renderClock(), startVideo(seat)}. `t` is one translator for the page's whole life: it
  * speaks the language of the latest view (English until the first one).
  */
-export async function startPage({ debugName, onView, title }) {
+export async function startPage({ debugName, onView, title, onNextGame }) {
   const token = takeToken();
   const tableId = tableIdFromPath();
   const countdown = new Countdown();
@@ -68,7 +70,19 @@ export async function startPage({ debugName, onView, title }) {
     view = next;
     countdown.update(view.clock);
     onView(view);
+    showEnd();
     video?.update(view);
+  }
+
+  // The end of the game (end/end.js): the same on every page; the console adds the next
+  // game (onNextGame). The protocol's address is relative to the page (/t/{table}/...).
+  function showEnd() {
+    renderEnd(endContainer(), view, {
+      t,
+      token,
+      protocolUrl: (name) => new URL(`../../t/${encodeURIComponent(view.table.id)}/${name}`, location.href),
+      onNextGame: onNextGame && (() => onNextGame(token, view.table.id)),
+    });
   }
 
   /** The video tiles for `seat` (a seat number, or "host"), once; a no-op without video. */
@@ -91,6 +105,9 @@ export async function startPage({ debugName, onView, title }) {
       renderStatus();
     },
     onError: (error) => toast($("toast"), t("error", { message: refusal(error) })),
+    // The host started the next game: this page's seat there (its token came over this
+    // page's own socket).
+    onMoved: (moved) => moveTo(moved.table, moved.token),
   });
   window[debugName] = { socket, get view() { return view; } };
   setInterval(() => view && renderClock(), 200);

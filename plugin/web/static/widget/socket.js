@@ -24,7 +24,8 @@ export function socketUrl() {
 /**
  * Open the table's socket and keep it open.
  * handlers: onState(view), onStatus("connecting"|"online"|"reconnecting"|"refused"),
- *           onError({error, message, id}), onAck({id, duplicate})
+ *           onError({error, message, id}), onAck({id, duplicate}),
+ *           onMoved({table, token}): the next game is at another table
  * options (tests): url, and reconnecting.js's WebSocket, timers, backoff.
  * Returns {send(type, fields) → id, close(), drop()} (drop: close the socket as a network
  * fault would, to test reconnection).
@@ -49,6 +50,7 @@ export function openSocket(token, handlers, options = {}) {
     if (message.type === "state") handlers.onState?.(message);
     else if (message.type === "error") handlers.onError?.(message);
     else if (message.type === "ack") handlers.onAck?.(message);
+    else if (message.type === "moved") handlers.onMoved?.(message);
   }
 
   status("connecting");
@@ -92,6 +94,18 @@ export function takeToken() {
     history.replaceState(null, "", location.pathname);
   }
   return token;
+}
+
+/** Open this page's seat at table `table` (the next game) with `token`: kept in this
+ * tab's sessionStorage for the new address, which carries no token. */
+export function moveTo(table, token) {
+  const parts = location.pathname.split("/");
+  const at = parts.indexOf("t");
+  if (at < 0) return;
+  parts[at + 1] = encodeURIComponent(table);
+  const path = parts.join("/");
+  sessionStorage.setItem(`token:${path}`, token);
+  location.replace(path);
 }
 
 /** The table id of a page at /t/{table}/play or /t/{table}/host. */
