@@ -161,6 +161,17 @@ class Server:
         except TokenError:
             return None
 
+    def authorize_media(self, table_id: str, token: str) -> int | str | None:
+        """Like `authorize`, and "watch" for a spectator's watch token: the embedded room
+        admits him as a listener only (receive-only, never heard; issue 17)."""
+        table = self.registry.tables.get(table_id) if self.registry else None
+        if table is None:
+            return None
+        try:
+            return self.admit(token, table).seat
+        except TokenError:
+            return None
+
     def missing(self, table_id: str) -> tuple[str, str]:
         """Why table `table_id` is not open: (code, message) for the client."""
         try:

@@ -35,9 +35,12 @@ def test_the_tables_links_carry_one_watch_link(client: TestClient) -> None:
     links = create_table(client)
     watch = links["watch"]
     assert watch["link"].endswith(f"/t/{links['id']}/watch#token={watch['token']}")
-    assert watch["overlay"].endswith(f"/t/{links['id']}/overlay#token={watch['token']}")
+    assert watch["overlay"].endswith(f"/t/{links['id']}/overlay#token={watch['stream_token']}")
     grant = Signer(SECRET).verify_any(watch["token"], table=links["id"])
-    assert isinstance(grant, Watch) and grant.table == links["id"]
+    assert isinstance(grant, Watch) and grant.table == links["id"] and not grant.stream
+    # The overlay has a token of its own: only it may ever be sent roles (stream with roles).
+    stream = Signer(SECRET).verify_any(watch["stream_token"], table=links["id"])
+    assert isinstance(stream, Watch) and stream.stream and stream.table == links["id"]
     with pytest.raises(TokenError) as refused:  # every other endpoint verifies with this
         Signer(SECRET).verify(watch["token"])
     assert refused.value.code == "token_watch_only"
