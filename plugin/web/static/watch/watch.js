@@ -7,14 +7,22 @@
 // page has no buttons, no microphone and no camera; it only renders what it is sent. The
 // overlay (overlay.html, body.overlay) is the same page on a transparent background, for
 // OBS's browser source.
+//
+// The table's audio: the watch page listens to what a listener hears (the open microphones
+// and the bot's voice) through a receive-only connection (the server refuses a spectator's
+// offer that would send). A browser may refuse to play before a click: the "listen" button
+// then appears. The overlay is silent unless its address asks for audio (`?audio=1`): OBS
+// captures a browser source's audio only when the stream should carry it.
 
+import { startAudio } from "../widget/av.js";
 import { $, startPage } from "../widget/page.js";
-import { dayTitle, phaseTitle, renderTiles, voteSummary } from "../widget/tiles.js";
+import { dayTitle, phaseTitle, renderTiles, toast, voteSummary } from "../widget/tiles.js";
 
 const overlay = document.body.classList.contains("overlay");
+const wantsAudio = !overlay || new URLSearchParams(location.search).get("audio") === "1";
 let view = null;
 
-const { t, countdown, renderStatus, renderClock } = await startPage({
+const { t, token, tableId, countdown, renderStatus, renderClock } = await startPage({
   debugName: "__watch", // window.__watch: tests and debugging
   onView: (next) => {
     view = next;
@@ -43,4 +51,21 @@ function render() {
   $("vote-title").textContent = title;
   $("vote-info").textContent = info;
   renderClock();
+}
+
+const listen = $("listen");
+listen.addEventListener("click", () => {
+  $("audio").play().then(() => (listen.hidden = true)).catch(() => {});
+});
+if (wantsAudio) {
+  startAudio({
+    tableId,
+    token,
+    audio: $("audio"),
+    listenOnly: true,
+    onBlocked: () => {
+      listen.textContent = t("watch.listen");
+      listen.hidden = false;
+    },
+  }).catch((error) => toast($("toast"), t("watch.no_audio", { message: error.message })));
 }

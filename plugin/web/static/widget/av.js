@@ -17,8 +17,9 @@ const MAX_RETRY_MS = 8000;
  * first connection is refused (the caller shows why). Without a microphone (refused or
  * absent) the page still listens: it sends a silent track and calls onNoMicrophone. Each (re)connection is announced
  * with a "room" event on document (detail: media.js's connection) and window.__room.
+ * listenOnly: a spectator's page, which only listens (no microphone is asked for).
  */
-export async function startAudio({ tableId, token, audio, onBlocked, onNoMicrophone }) {
+export async function startAudio({ tableId, token, audio, onBlocked, onNoMicrophone, listenOnly = false }) {
   const signalUrl = new URL(`../../rtc/${encodeURIComponent(tableId)}/offer`, location.href).toString();
   let current = null;
   let sending = true;
@@ -30,9 +31,9 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
   async function join() {
     let room;
     try {
-      room = await connect(signalUrl, token, microphone ? { microphone } : {});
+      room = await connect(signalUrl, token, listenOnly ? { listenOnly } : microphone ? { microphone } : {});
     } catch (error) {
-      if (microphone || !["NotAllowedError", "NotFoundError", "NotReadableError"].includes(error.name)) throw error;
+      if (listenOnly || microphone || !["NotAllowedError", "NotFoundError", "NotReadableError"].includes(error.name)) throw error;
       // No microphone (refused or absent): listen anyway, sending a silent track.
       microphone = new AudioContext().createMediaStreamDestination().stream;
       onNoMicrophone?.(error);
