@@ -24,8 +24,12 @@ from plugin.rules.state import GameState, Phase
 
 from .commands import HOST, Command, Refused, candidate_events
 from .ports import Snapshot
+from .stream import stream_secrets
 
-Viewer = int | Literal["host"] | None  # a seat, the host, or a spectator (public view)
+# A seat, the host, a spectator (None: the public view), or the stream overlay ("stream":
+# the public view, and roles after the host's delay while he streams with roles).
+Viewer = int | Literal["host", "stream"] | None
+STREAM: Literal["stream"] = "stream"
 
 
 def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()) -> dict[str, Any]:
@@ -57,7 +61,16 @@ def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()
     view["video"] = _video(snapshot.state, viewer, settings.seats)
     if viewer == HOST:
         view["controls"] = controls(snapshot)
+        view["streaming"] = _streaming(snapshot)
+    if viewer == STREAM:
+        view["stream"] = stream_secrets(snapshot.stream)
     return view
+
+
+def _streaming(snapshot: Snapshot) -> dict[str, Any]:
+    """The console's "stream with roles" control: on or off, and the delay."""
+    stream = snapshot.stream
+    return {"on": stream is not None, "delay": stream.delay if stream else None}
 
 
 # The console's actions that become engine events (plugin.host.commands.HOST_EVENTS):
@@ -128,7 +141,7 @@ def _speaking(state: GameState) -> dict[str, Any]:
 def _video(state: GameState, viewer: Viewer, seats: int) -> dict[str, Any]:
     """`awake`: whether the viewer may send and show his own camera now; `peers`: whom he
     may exchange video with now (seats, then "host"). A spectator is not in the mesh."""
-    if viewer is None:
+    if viewer is None or viewer == STREAM:
         return {"awake": False, "peers": []}
     black = sight.black_seats(state)
     return {
@@ -140,6 +153,6 @@ def _video(state: GameState, viewer: Viewer, seats: int) -> dict[str, Any]:
 def _engine_view(state: Any, viewer: Viewer) -> dict[str, Any]:
     if viewer == "host":
         return views.host_view(state)
-    if viewer is None:
+    if viewer is None or viewer == STREAM:
         return views.public_view(state)
     return views.seat_view(state, viewer)

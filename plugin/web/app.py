@@ -38,7 +38,7 @@ from plugin.host.ports import Clock, Log
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
-from plugin.host.views import build_view
+from plugin.host.views import STREAM, Viewer, build_view
 from plugin.signing import (
     Grant,
     Signer,
@@ -328,12 +328,19 @@ async def _serve_client(
     async def close(code: int, reason: str) -> None:
         await websocket.close(code=code, reason=reason)
 
-    # A spectator's view is the public one (viewer None); whatever he sends is refused.
-    viewer = None if isinstance(grant, Watch) else grant.seat
+    # A spectator's view is the public one (viewer None), the stream overlay's is that and,
+    # while the host streams with roles, the roles after his delay ("stream"); whatever
+    # either sends is refused.
+    viewer: Viewer
+    if isinstance(grant, Watch):
+        viewer = STREAM if grant.stream else None
+    else:
+        viewer = grant.seat
     connection = Connection(table.id, viewer, send, close)
     server.hub.attach(connection, table.snapshot())
     sender = grant.seat  # a seat, "host" or "watch" (commands.authorize refuses "watch")
-    key = (table.id, grant.seat, id(connection)) if viewer is None else (table.id, grant.seat)
+    watching = isinstance(grant, Watch)
+    key = (table.id, grant.seat, id(connection)) if watching else (table.id, grant.seat)
     try:
         while not connection.closed:
             raw = await wire.receive(websocket)
@@ -512,9 +519,12 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             await table.reissue(seats)
         except LogUnavailable as failure:
             return _error(503, "log_unavailable", str(failure))
-        for seat in seats:  # spectators are the public viewer (None)
-            viewer = None if seat == WATCH else seat
-            server.hub.close_viewer(table.id, viewer, "token_reissued", "this link was replaced")
+        for seat in seats:  # spectators are the public viewer (None), the overlay "stream"
+            viewers: list[Viewer] = [None, STREAM] if seat == WATCH else [seat]
+            for viewer in viewers:
+                server.hub.close_viewer(
+                    table.id, viewer, "token_reissued", "this link was replaced"
+                )
         return JSONResponse(server.links(table))
 
     return reissue
