@@ -314,6 +314,14 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
     return endpoint
 
 
+def _viewer_of(grant: Grant | Watch) -> Viewer:
+    """Whose view a token gets: its seat's (or the host's); a watch link's spectator the
+    public one (None); the stream overlay's token "stream"."""
+    if isinstance(grant, Watch):
+        return STREAM if grant.stream else None
+    return grant.seat
+
+
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
     await websocket.send_text(protocol.encode_error(code, message).decode())
     await websocket.close(code=close_code, reason=code)
@@ -331,15 +339,11 @@ async def _serve_client(
     # A spectator's view is the public one (viewer None), the stream overlay's is that and,
     # while the host streams with roles, the roles after his delay ("stream"); whatever
     # either sends is refused.
-    viewer: Viewer
-    if isinstance(grant, Watch):
-        viewer = STREAM if grant.stream else None
-    else:
-        viewer = grant.seat
+    watching = isinstance(grant, Watch)
+    viewer = _viewer_of(grant)
     connection = Connection(table.id, viewer, send, close)
     server.hub.attach(connection, table.snapshot())
     sender = grant.seat  # a seat, "host" or "watch" (commands.authorize refuses "watch")
-    watching = isinstance(grant, Watch)
     key = (table.id, grant.seat, id(connection)) if watching else (table.id, grant.seat)
     try:
         while not connection.closed:

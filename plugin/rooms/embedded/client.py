@@ -92,7 +92,8 @@ def http_answerer(url: str, token: str, client: httpx.AsyncClient | None = None)
 class RoomClient:
     """One peer: sends `source` (or nothing), receives the room's mix.
 
-    `listen_only`: offer receive-only audio, as a spectator's page does. `keep_seconds` > 0 keeps that much received audio as (arrival monotonic time,
+    `listen_only`: offer receive-only audio, as a spectator's page does.
+    `keep_seconds` > 0 keeps that much received audio as (arrival monotonic time,
     960-ish samples) pairs for `level()`.
     """
 
