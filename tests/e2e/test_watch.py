@@ -8,6 +8,7 @@ Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/watch-vote.png and overlay-
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,44 @@ async def test_the_overlay_is_silent_unless_asked(
         await loud.wait_for_function("window.__room?.pc.connectionState === 'connected'")
         assert await silent.evaluate("window.__room === undefined")
         assert len([s for s in game.room.peers() if str(s).startswith("watch:")]) == 1
+
+
+async def test_the_overlay_streams_roles_only_after_the_delay_and_the_watch_page_never(
+    browser: Browser, loopback_ice: None, tmp_path: Path
+) -> None:
+    delay = 4
+    async with running_game(tmp_path, voice=False) as game:
+        console = await open_page(browser, game, "host")
+        overlay = await open_watch(browser, game, "overlay")
+        watch = await open_watch(browser, game)
+        assert await overlay.is_hidden("#stream-card")
+        # The host turns it on in the console: a delay, then the switch.
+        await console.fill("#stream-delay", str(delay))
+        await console.check("#stream-on")
+        await until(overlay, f"v.stream && v.stream.delay === {delay}")
+        assert "Трансляція з ролями" in (await console.text_content("#stream-card") or "")
+        assert game.table.streaming.on and game.table.streaming.delay == delay
+
+        started = time.monotonic()
+        await game.submit(HOST, "start")  # the roles are dealt now
+        await until(overlay, "v.phase !== 'lobby'")
+        tiles = await overlay.text_content("#tiles") or ""
+        assert not any(word in tiles for word in ROLE_WORDS), tiles
+        await until(overlay, "Object.keys(v.stream.roles).length === 10")
+        assert time.monotonic() - started >= delay  # the server sent them no sooner
+        await overlay.wait_for_selector('.tile[data-seat="2"] .role-tag:has-text("Шериф")')
+        assert "Чорна команда" in (await overlay.text_content("#stream-card") or "")
+        await screenshot(overlay, "overlay-stream-roles.png")
+
+        # A watch link's spectators never get them.
+        assert await watch.evaluate("window.__watch.view.stream === undefined")
+        body = await watch.text_content("body") or ""
+        assert not any(word in body for word in ROLE_WORDS), body
+
+        await console.uncheck("#stream-on")  # off: at once
+        await until(overlay, "v.stream === null")
+        tiles = await overlay.text_content("#tiles") or ""
+        assert not any(word in tiles for word in ROLE_WORDS), tiles
+        assert await overlay.is_hidden("#stream-card")
+        errors = [*overlay.errors, *watch.errors, *console.errors]  # type: ignore[attr-defined]
+        assert errors == []

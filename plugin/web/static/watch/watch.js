@@ -43,14 +43,34 @@ function render() {
     t,
     me: null,
     seconds: countdown.seconds(),
-    // Roles are in the public view only once the game is over.
-    roleOf: (seat) => view.roles?.[String(seat)] ?? null,
+    // Roles are in the public view only once the game is over; the stream overlay gets
+    // them earlier while the host streams with roles, each after his delay (the server
+    // sends nothing sooner, and never to a watch link).
+    roleOf: (seat) => view.roles?.[String(seat)] ?? view.stream?.roles?.[String(seat)] ?? null,
     buttonsFor: () => [],
   });
   const { title, info } = voteSummary(view, t);
   $("vote-title").textContent = title;
   $("vote-info").textContent = info;
+  if (overlay) renderStream(view.stream);
   renderClock();
+}
+
+function renderStream(stream) {
+  $("stream-card").hidden = !stream || view.over;
+  if (!stream) return;
+  $("stream-title").textContent = t("stream.title", { seconds: stream.delay });
+  $("stream-black").textContent = stream.black.length
+    ? `${t("role.black")}: ${stream.black.join(", ")}` : "";
+  $("stream-checks").replaceChildren(...stream.checks.map((check) => {
+    const item = document.createElement("li");
+    const who = t(check.kind === "don_check" ? "role.don" : "role.sheriff");
+    item.textContent = `${who}: ${t(`check.${check.kind}.${check.result}`, { target: check.target })}`;
+    return item;
+  }));
+  $("stream-shots").textContent = stream.shots.length
+    ? t("stream.shots", { shots: stream.shots.map(([by, target]) => `${by} → ${target}`).join(", ") })
+    : "";
 }
 
 const listen = $("listen");
