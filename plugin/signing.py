@@ -128,7 +128,11 @@ class Signer:
             raise ValueError(f"a token is for a seat number, 'host' or 'watch', not {seat!r}")
         issued = time.time() if now is None else now
         payload = _Payload(
-            t=table, s=seat, e=int(issued + lifetime), n=secrets.token_hex(6), g=generation,
+            t=table,
+            s=seat,
+            e=int(issued + lifetime),
+            n=secrets.token_hex(6),
+            g=generation,
             k=1 if stream else 0,
         )
         body = msgspec.json.encode(payload)

@@ -50,6 +50,8 @@ _SENDING = ("a=sendrecv", "a=sendonly")
 
 class RoomFull(Exception):
     """The table has as many spectators' connections as it allows; nothing changed."""
+
+
 # If the event loop stalls this long, the mixer restarts its clock instead of bursting
 # the missed ticks (a burst would only overflow the listeners' short packet queues).
 MAX_LAG_SECONDS = 0.2
