@@ -20,7 +20,7 @@ from plugin.rules import events as ev
 from plugin.rules.legal import always_legal
 from plugin.rules.machine import accepts
 from plugin.rules.modes import Choice
-from plugin.rules.state import GameState, Phase
+from plugin.rules.state import NIGHT_PHASES, GameState, Phase
 
 from .commands import HOST, Command, Refused, candidate_events
 from .ports import Snapshot
@@ -140,13 +140,18 @@ def _speaking(state: GameState) -> dict[str, Any]:
 
 def _video(state: GameState, viewer: Viewer, seats: int) -> dict[str, Any]:
     """`awake`: whether the viewer may send and show his own camera now; `peers`: whom he
-    may exchange video with now (seats, then "host"). A spectator is not in the mesh."""
+    may exchange video with now (seats, then "host"); `spectators`: whether he sends his
+    camera to the spectators now. Spectators only receive, and only by day (at the black
+    team's meeting their faces would tell who is black): plugin.web.video's relay."""
+    day = state.phase not in NIGHT_PHASES
     if viewer is None or viewer == STREAM:
-        return {"awake": False, "peers": []}
+        everyone: list[int | str] = [*range(1, seats + 1), HOST]
+        return {"awake": False, "peers": everyone if day else [], "spectators": False}
     black = sight.black_seats(state)
     return {
         "awake": sight.awake(state.phase, viewer, black),
         "peers": sight.video_peers(state.phase, viewer, black, seats),
+        "spectators": day,
     }
 
 

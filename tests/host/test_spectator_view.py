@@ -21,7 +21,7 @@ from plugin.host.views import STREAM, Viewer, build_view
 from plugin.rules import apply, new_game
 from plugin.rules.events import Disqualify, Foul, PlayerLeft
 from plugin.rules.roles import BLACK
-from plugin.rules.state import GameState, Phase
+from plugin.rules.state import NIGHT_PHASES, GameState, Phase
 from plugin.sim.simulate import _preset, play
 
 ROLE_NAMES = frozenset({"don", "mafia", "sheriff", "civilian", "black", "red", *BLACK})
@@ -83,7 +83,11 @@ def test_nothing_secret_ever_reaches_a_spectator(
             assert set(view["roles"].values()) <= ROLE_NAMES  # the end: everyone's
             continue
         assert leaks(view) == [], (step, event, state.phase)
-        assert view["you"] is None and view["video"] == {"awake": False, "peers": []}
+        assert view["you"] is None and not view["video"]["awake"]
+        assert not view["video"]["spectators"]
+        # Everyone by day, nobody at night (the black team's meeting included).
+        everyone: list[int | str] = [*range(1, players + 1), "host"]
+        assert view["video"]["peers"] == ([] if state.phase in NIGHT_PHASES else everyone)
         if state.phase is Phase.SHOT:
             alive_at_the_shot = view["alive"]
         if state.phase in AFTER_THE_SHOT and alive_at_the_shot is not None:

@@ -8,9 +8,10 @@ import asyncio
 
 import pytest
 
+from plugin.bodies import sending_media
 from plugin.rooms.embedded import EmbeddedRoom, loopback_ice
 from plugin.rooms.embedded.client import RoomClient, ToneTrack, tone_frames
-from plugin.rooms.embedded.room import RoomFull, sending_media
+from plugin.rooms.embedded.room import RoomFull
 
 from .conftest import BOT_HZ, Join, hears, pitch, until
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from aiortc import RTCConfiguration, RTCIceServer, RTCPeerConnection, RTCSessionDescription
 
+from plugin.bodies import sending_media
 from plugin.host.ports import PresenceCallback
 
 from .bot import BotAudio, BotVoice
@@ -44,8 +45,6 @@ WATCH = "watch"  # a spectator's watch token: he listens, never speaks (issue 17
 # Spectators' audio connections per table by default: each costs the server one more
 # sender of the shared packets (no encoding), the cap bounds what one link can open.
 MAX_LISTENERS = 50
-# An m-line that may carry the peer's media to us (no direction attribute: sendrecv).
-_SENDING = ("a=sendrecv", "a=sendonly")
 
 
 class RoomFull(Exception):
@@ -379,22 +378,6 @@ class EmbeddedRoom:
 
 def _is_listener(seat: object) -> bool:
     return isinstance(seat, str) and seat.startswith(f"{WATCH}:")
-
-
-def sending_media(sdp: str) -> bool:
-    """Whether an SDP offers to send any media (an m-line that is sendrecv or sendonly,
-    which is what an m-line without a direction attribute means)."""
-    sections = sdp.replace("\r\n", "\n").split("\nm=")[1:]
-    for section in sections:
-        lines = section.split("\n")
-        if lines[0].split(" ", 2)[1:2] == ["0"]:
-            continue  # port 0: a rejected m-line carries nothing
-        directions = {line.strip() for line in lines if line.strip() in (
-            "a=sendrecv", "a=sendonly", "a=recvonly", "a=inactive"
-        )}  # fmt: skip
-        if not directions or directions & set(_SENDING):
-            return True
-    return False
 
 
 def _clip(mix: np.ndarray) -> np.ndarray:

@@ -4,7 +4,8 @@
 // A watch link carries a watch token: the server sends it the public view only
 // (plugin/rules/views.py public_view: no role, no check, no black team, no night action
 // until the game is over) and refuses anything it sends (plugin/host/commands.py). So the
-// page has no buttons, no microphone and no camera; it only renders what it is sent. The
+// page has no buttons, no microphone and no camera; it renders what it is sent, and shows
+// the players' video and plays the table's audio as a receiver only. The
 // overlay (overlay.html, body.overlay) is the same page on a transparent background, for
 // OBS's browser source.
 //
@@ -22,14 +23,20 @@ const overlay = document.body.classList.contains("overlay");
 const wantsAudio = !overlay || new URLSearchParams(location.search).get("audio") === "1";
 let view = null;
 
-const { t, token, tableId, countdown, renderStatus, renderClock } = await startPage({
+let startVideo = null; // the page's, once startPage has returned
+let videoStarted = false;
+
+const page = await startPage({
   debugName: "__watch", // window.__watch: tests and debugging
   onView: (next) => {
     view = next;
     render();
+    watchVideo();
   },
   title: overlay ? "overlay.title" : "watch.title",
 });
+const { t, token, tableId, countdown, renderStatus, renderClock } = page;
+startVideo = page.startVideo;
 
 function render() {
   if (!view) return;
@@ -72,6 +79,16 @@ function renderStream(stream) {
     ? t("stream.shots", { shots: stream.shots.map(([by, target]) => `${by} → ${target}`).join(", ") })
     : "";
 }
+
+// The video tiles as a receiver (plugin/web/video.py): every seat's camera by day, none at
+// night; the server refuses any description of ours that would send. Started once the
+// page and its first view are both there (the tiles are drawn from the view).
+function watchVideo() {
+  if (videoStarted || !startVideo || !view) return;
+  videoStarted = true;
+  startVideo("watch", { camera: false });
+}
+watchVideo();
 
 const listen = $("listen");
 listen.addEventListener("click", () => {

@@ -80,7 +80,7 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
 
 /** The video tiles of issue 8, if /static/video/video.js exists and the server has its
  * `/video` signalling route; else a no-op (the overlay works without video). */
-export async function startVideoIfAvailable({ token, seat, tileFor, view }) {
+export async function startVideoIfAvailable({ token, seat, tileFor, view, camera = true }) {
   const noop = { update() {}, stop() {} };
   let module;
   try {
@@ -94,7 +94,7 @@ export async function startVideoIfAvailable({ token, seat, tileFor, view }) {
   wsUrl.search = "";
   wsUrl.hash = "";
   try {
-    return (await module.startVideo({ wsUrl: wsUrl.toString(), token, seat, tileFor, view })) ?? noop;
+    return (await module.startVideo({ wsUrl: wsUrl.toString(), token, seat, tileFor, view, camera })) ?? noop;
   } catch (error) {
     console.warn("video did not start", error);
     return noop;
