@@ -61,6 +61,7 @@ def demo_session(demo: DemoTable, *, ready: asyncio.Event | None = None) -> Any:
                 voice=demo.voice,
                 speech_seconds=max(1.0, 6.0 / demo.speed),
                 think_seconds=max(0.3, 3.0 / demo.speed),
+                video=True,  # the demo shows what the video tiles do (issue 17)
             )
             for seat in links["seats"][demo.humans :]
         ]
