@@ -24,6 +24,7 @@ from aiortc.mediastreams import MediaStreamTrack
 WIDTH, HEIGHT, FPS = 160, 120, 10
 CLOCK_RATE = 90_000  # RTP's video clock
 SCALE = 6  # a digit is 30×42 pixels
+MARGIN = 12
 
 _FONT = {
     "0": ("01110", "10001", "10011", "10101", "11001", "10001", "01110"),
@@ -76,8 +77,9 @@ class SeatPicture:
         """Frame `index`: the number at its place on a slow Lissajous drift."""
         t = index / FPS
         height, width = self._mask.shape
-        x = int((WIDTH - width) * (0.5 + 0.5 * math.sin(t * 0.9)))
-        y = int((HEIGHT - height) * (0.5 + 0.5 * math.sin(t * 1.3 + 1.0)))
+        # Within a margin: a tile crops its video a little to fill its box.
+        x = MARGIN + int((WIDTH - width - 2 * MARGIN) * (0.5 + 0.5 * math.sin(t * 0.9)))
+        y = MARGIN + int((HEIGHT - height - 2 * MARGIN) * (0.5 + 0.5 * math.sin(t * 1.3 + 1)))
         image = self._background.copy()
         image[y : y + height, x : x + width][self._mask] = 255
         self.frames_made += 1

@@ -3,7 +3,7 @@ drifting over its colour; a spectator's watch page shows those tiles live by day
 frames differ: the picture moves) and hidden at night, like everyone's.
 
 Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/spectator.png (the watch page during
-the day with the video tiles).
+day 1 with the video tiles).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import signal
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser
 
+from plugin.sim.picture import FPS, SeatPicture
 from plugin.testing import AutohostProcess
 
 from .test_widget import LONG_MS, screenshot
@@ -46,15 +47,20 @@ FRAME_JS = """(seat) => {
 }"""
 
 
-async def state_of(page: Page, seat: int) -> str | None:
-    return await page.get_attribute(f'.tile[data-seat="{seat}"] .video', "data-video-state")
+def test_a_seat_picture_shows_its_number_and_moves() -> None:
+    """The picture itself: 160x120, the number drawn in white, somewhere else a second later."""
+    picture = SeatPicture(7)
+    first, later = picture.draw(0), picture.draw(FPS)
+    assert first.shape == (120, 160, 3) and (first == 255).all(axis=2).sum() > 100
+    assert (first != later).any()
+    assert not ((first == 255).all(axis=2) & (later == 255).all(axis=2)).all()
 
 
 async def test_the_demo_bots_send_moving_video_by_day_hidden_at_night(
     browser: Browser, tmp_path: Path
 ) -> None:
     demo = AutohostProcess(
-        ["demo", "--humans", "1", "--port", "0", "--speed", "1", "--lang", "en",
+        ["demo", "--humans", "1", "--port", "0", "--speed", "4", "--lang", "en",
          "--db", str(tmp_path / "demo.db"), "--seed", "5", "--no-voice"],
         ready="simulated players joined",
     )  # fmt: skip
@@ -81,7 +87,6 @@ async def test_the_demo_bots_send_moving_video_by_day_hidden_at_night(
                 later = await watch.evaluate(FRAME_JS, 3)
                 if later and (abs(later["x"] - first["x"]) + abs(later["y"] - first["y"])) > 2:
                     break
-        await screenshot(watch, "spectator.png")
 
         # The host starts the game: night zero, nobody's video reaches a spectator.
         console = await browser.new_page()
@@ -95,6 +100,11 @@ async def test_the_demo_bots_send_moving_video_by_day_hidden_at_night(
                 f"""document.querySelector('.tile[data-seat="{seat}"] video.video-stream')
                     .hidden"""
             )
+        # The morning: the pictures come back on the same connections.
+        await watch.wait_for_function("window.__watch.view.phase === 'speech'", timeout=180_000)
+        for seat in BOTS:
+            await watch.wait_for_selector(f'.tile[data-seat="{seat}"] .video.video-live')
+        await screenshot(watch, "spectator.png")
         assert errors == []
     finally:
         code = await asyncio.to_thread(demo.stop, 60, signal.SIGINT)
