@@ -4,7 +4,8 @@ Every endpoint that takes a body reads it through `read_body`: a Content-Length 
 limit is refused before anything is read, and a body streamed without one (chunked) is cut
 off as soon as it passes the limit, so a client can never make the server hold more than
 `limit` bytes for it. `decode_json` turns broken or too deeply nested JSON into BadBody
-(HTTP 400) instead of a 500 with a traceback.
+(HTTP 400) instead of a 500 with a traceback. `sending_media` reads an SDP offer or answer
+for whether it would send media (a spectator's must not: issue 17).
 """
 
 from __future__ import annotations
@@ -51,3 +52,19 @@ def decode_json(body: bytes) -> Any:
         raise BadBody(400, "bad_json", f"the body is not JSON: {error}") from None
     except RecursionError:
         raise BadBody(400, "bad_json", "the body's JSON is nested too deep") from None
+
+
+def sending_media(sdp: str) -> bool:
+    """Whether an SDP offers to send any media (an m-line that is sendrecv or sendonly,
+    which is what an m-line without a direction attribute means)."""
+    sections = sdp.replace("\r\n", "\n").split("\nm=")[1:]
+    for section in sections:
+        lines = section.split("\n")
+        if lines[0].split(" ", 2)[1:2] == ["0"]:
+            continue  # port 0: a rejected m-line carries nothing
+        directions = {line.strip() for line in lines if line.strip() in (
+            "a=sendrecv", "a=sendonly", "a=recvonly", "a=inactive"
+        )}  # fmt: skip
+        if not directions or directions & {"a=sendrecv", "a=sendonly"}:
+            return True
+    return False

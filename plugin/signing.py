@@ -70,6 +70,9 @@ class Watch:
     generation: int = 0
     seat: Literal["watch"] = WATCH
     is_host: Literal[False] = False
+    # The stream overlay's token (the same generation as the watch link's): only it may be
+    # sent roles and night actions, and only while the host streams with roles (issue 17).
+    stream: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +90,7 @@ class _Payload(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     e: int
     n: str
     g: int = 0  # link generation (omitted for the first, so older tokens read the same)
+    k: int = 0  # 1: the stream overlay's watch token (omitted otherwise)
 
 
 def _b64(raw: bytes) -> str:
@@ -124,7 +128,11 @@ class Signer:
         lifetime: float = DEFAULT_LIFETIME,
         now: float | None = None,
         generation: int = 0,
+        stream: bool = False,
     ) -> str:
+        """A signed token; `stream` marks a watch token as the stream overlay's."""
+        if stream and seat != WATCH:
+            raise ValueError("only a watch token can be the stream overlay's")
         if not (
             seat in (HOST, WATCH, INVITE)
             or (isinstance(seat, int) and not isinstance(seat, bool) and seat > 0)
@@ -134,7 +142,12 @@ class Signer:
             )
         issued = time.time() if now is None else now
         payload = _Payload(
-            t=table, s=seat, e=int(issued + lifetime), n=secrets.token_hex(6), g=generation
+            t=table,
+            s=seat,
+            e=int(issued + lifetime),
+            n=secrets.token_hex(6),
+            g=generation,
+            k=1 if stream else 0,
         )
         body = msgspec.json.encode(payload)
         return f"{_b64(body)}.{_b64(self._sign(body))}"
@@ -192,7 +205,8 @@ class Signer:
             raise TokenError("token_other_table", f"the token is for another table, not {table!r}")
         seat = payload.s
         if seat == WATCH:
-            return Watch(table=payload.t, expires=payload.e, generation=payload.g)
+            stream = payload.k == 1
+            return Watch(table=payload.t, expires=payload.e, generation=payload.g, stream=stream)
         if seat == INVITE:
             return Invite(table=payload.t, expires=payload.e, generation=payload.g)
         return Grant(table=payload.t, seat=seat, expires=payload.e, generation=payload.g)
@@ -260,13 +274,15 @@ def table_links(
 def _watch_link(
     signer: Signer, base: str, table: str, lifetime: float, generation: int
 ) -> dict[str, str]:
-    """One link for any number of spectators: the watch page, and the stream overlay for OBS
-    (the same token)."""
+    """One link for any number of spectators (the watch page), and the stream overlay for OBS
+    with its own token: only the overlay may show roles, after the host's delay."""
     token = signer.issue(table, WATCH, lifetime=lifetime, generation=generation)
+    stream = signer.issue(table, WATCH, lifetime=lifetime, generation=generation, stream=True)
     return {
         "link": f"{base}/t/{table}/watch#token={token}",
-        "overlay": f"{base}/t/{table}/overlay#token={token}",
+        "overlay": f"{base}/t/{table}/overlay#token={stream}",
         "token": token,
+        "stream_token": stream,
     }
 
 

@@ -1,7 +1,8 @@
 """`autohost demo`: one table in the browser, its empty seats taken by simulated players.
 
     autohost demo [--port 8000] [--host 127.0.0.1] [--seats 10] [--humans 1] [--speed 1]
-                  [--lang uk] [--no-voice] [--preset online] [--seed N] [--db var/demo.db]
+                  [--lang uk] [--no-voice] [--no-video] [--preset online] [--seed N]
+                  [--db var/demo.db]
     autohost demo --terminal [--speed 1] [--lang uk]     # issue 2's text-only day vote
 
 It starts the server (the WebSocket protocol, the pages, the embedded WebRTC room with the
@@ -38,6 +39,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--speed", type=float, default=1.0, help="divide every timer by this")
     parser.add_argument("--lang", default="uk", choices=LANGUAGES)
     parser.add_argument("--no-voice", action="store_true", help="the host stays silent")
+    parser.add_argument("--no-video", action="store_true", help="the bots send no picture")
     parser.add_argument("--preset", default="online")
     parser.add_argument("--seed", type=int, default=None, help="deals the roles (random)")
     parser.add_argument("--db", type=Path, default=DEFAULT_DB)
@@ -65,6 +67,7 @@ def main(argv: list[str]) -> int:
     demo = DemoTable(
         table_id=new_table_id(), seats=args.seats, humans=args.humans, speed=args.speed,
         language=args.lang, preset=args.preset, seed=args.seed, voice=not args.no_voice,
+        video=not args.no_video,
     )  # fmt: skip
     options = ServerOptions(
         host=args.host, port=args.port, db=args.db, voice=not args.no_voice,

@@ -135,7 +135,7 @@ HOST_EVENTS: dict[str, Callable[[GameState, Fields], list[Event]]] = {
 
 PLAYER_COMMANDS = frozenset(PLAYER_EVENTS)
 # Handled by the table itself (timers, the log); not engine events.
-TABLE_COMMANDS = frozenset({"pause", "resume", "add_time", "undo"})
+TABLE_COMMANDS = frozenset({"pause", "resume", "add_time", "undo", "stream"})
 HOST_COMMANDS = TABLE_COMMANDS | frozenset(HOST_EVENTS)
 
 

@@ -20,6 +20,7 @@ from plugin.rules.state import GameState
 
 from .log import ClockRow, Entry
 from .settings import TableSettings
+from .stream import StreamView
 
 # seat, joined (True) or left (False)
 PresenceCallback = Callable[[int, bool], Awaitable[None]]
@@ -82,6 +83,9 @@ class Snapshot:
     # the next game is played at, once the host started it.
     ending: dict[str, Any] | None = None
     successor: str | None = None
+    # While the host streams with roles: the delay and the state as of that long ago, for
+    # the stream overlay only (plugin.host.stream). None: the setting is off.
+    stream: StreamView | None = None
 
 
 class Hub(Protocol):

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
 from plugin.rules import Effect, Event, GameState, RuleError, apply
 from plugin.rules import effects as fx
-from plugin.rules.events import TimerExpired, to_record
+from plugin.rules.events import TimerExpired, from_record, to_record
 
 from .commands import (
     CLOCK,
@@ -42,8 +43,9 @@ from .countdown import Countdown
 from .ending import SUCCESSOR, end_view
 from .game import is_event_record, new_game, replay
 from .log import ClockRow, LogUnavailable
-from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
+from .ports import Clock, Handle, Hub, Log, RoomBackend, Snapshot, Voice
 from .settings import TableSettings
+from .stream import STREAM_RECORD, StateHistory, StreamSetting, StreamView
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +110,12 @@ class Table:
         # The current link generation of each seat ("host" too); see reissue().
         self.generations: dict[int | str, int] = {}
         self.countdown = Countdown(clock, on_expire=self._on_expire, on_warn=self._on_warn)
+        self.clock = clock
+        # Stream with roles (plugin.host.stream): the setting, the states with their
+        # moments, and the overlay refreshes due when the delay of a change has passed.
+        self.streaming = StreamSetting()
+        self.history = StateHistory()
+        self._stream_due: list[Handle] = []
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._worker: asyncio.Task[None] | None = None
         self._held: _Job | None = None  # taken from the queue, to be handled next
@@ -127,9 +135,12 @@ class Table:
         for entry in logged:
             if entry.record.get("type") == SUCCESSOR:
                 self.successor = entry.record["table"]
+            elif entry.record.get("type") == STREAM_RECORD:
+                self.streaming = StreamSetting.from_record(entry.record)
         self.settings = with_logged_names(self.settings, [e.record for e in logged])
         entries = [e for e in logged if is_event_record(e.record)]
         self.state, last_timer = replay(self.settings, [e.record for e in entries])
+        self._replay_history(entries)
         row = self.log.load_clock(self.id)
         self.paused = bool(row and row.paused)
         self._resume_timer(last_timer, row)
@@ -161,6 +172,9 @@ class Table:
                 )
         self.save_clock(force=True)
         self.countdown.stop()
+        for handle in self._stream_due:
+            handle.cancel()
+        self._stream_due.clear()
         if not hand_off:
             await self._release()
         await self._safely(self.room.stop())
@@ -205,6 +219,10 @@ class Table:
     # --- what others read --------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
+        stream = None
+        if self.streaming.on:
+            delay = self.streaming.delay
+            stream = StreamView(delay=delay, delayed=self.history.as_of(self.clock.now() - delay))
         return Snapshot(
             table_id=self.id,
             version=self.version,
@@ -216,6 +234,7 @@ class Table:
             present=frozenset(self.present),
             ending=self.ending(),
             successor=self.successor,
+            stream=stream,
         )
 
     def ending(self) -> dict[str, Any] | None:
@@ -407,6 +426,9 @@ class Table:
         return Outcome(ok=True, seq=seq)
 
     async def _handle_clock(self, command: Command) -> Outcome:
+        if command.kind == "stream_due":  # a change is old enough for the overlay now
+            await self._publish()
+            return Outcome(ok=True)
         timer_id = command.fields["timer"]
         if timer_id != self.countdown.timer_id:
             return Outcome(ok=False, code="stale_timer", message="the timer was replaced")
@@ -449,6 +471,18 @@ class Table:
             )
             self.countdown.add(seconds)
             self.save_clock(force=True)
+        elif kind == "stream":
+            on, delay = command.fields.get("on"), command.fields.get("delay", 0)
+            try:
+                if not isinstance(on, bool):
+                    raise ValueError(f"'on' is true or false, not {on!r}")
+                setting = StreamSetting(on=on, delay=delay)
+            except ValueError as error:
+                raise Refused("bad_delay", str(error)) from None
+            record = setting.to_record()
+            seq = await self.log.commit(self.id, record, source=source, client_id=command.client_id)
+            self.streaming = setting
+            self._schedule_stream()
         else:
             seq = self._undo(command.client_id)
             await self._safely(self.room.set_speakers(frozenset(self.state.speakers)))
@@ -508,6 +542,9 @@ class Table:
             await self._safely(self.room.release_all())
 
     async def _changed(self) -> None:
+        if self.history.as_of(float("inf")) is not self.state:
+            self.history.record(self.clock.now(), self.state)
+            self._schedule_stream()
         self.version += 1
         self.save_clock()
         await self._publish()
@@ -535,6 +572,37 @@ class Table:
             seconds = row.remaining
             warn_at = row.warn_at
         self.countdown.start(timer.id, seconds, warn_at=warn_at, paused=self.paused)
+
+    # --- stream with roles -------------------------------------------------------------
+
+    def _replay_history(self, entries: Sequence[Any]) -> None:
+        """The states since the log began, stamped with how long ago their events were
+        logged (wall clock), so the overlay's delay holds across a restart."""
+        state = new_game(self.settings)
+        now, wall = self.clock.now(), time.time()
+        self.history.record(now - max(0.0, wall - entries[0].wall) if entries else now, state)
+        for entry in entries:
+            state, _ = apply(state, from_record(entry.record))
+            self.history.record(now - max(0.0, wall - entry.wall), state)
+
+    def _schedule_stream(self) -> None:
+        """Refresh the overlay when the next change it has not shown yet is `delay` old;
+        nothing while the setting is off (turning it off cancels what was due)."""
+        for handle in self._stream_due:
+            handle.cancel()
+        self._stream_due.clear()
+        if not self.streaming.on or self._stopped:
+            return
+        delay = self.streaming.delay
+        due = self.history.next_after(self.clock.now() - delay)
+        if due is not None:
+            wait = max(0.0, due + delay - self.clock.now())
+            self._stream_due.append(self.clock.call_later(wait, self._on_stream_due))
+
+    def _on_stream_due(self) -> None:
+        self._stream_due.clear()
+        self._queue.put_nowait(_Job(CLOCK, Command(kind="stream_due"), None))
+        self._schedule_stream()  # the next change waiting behind this one, if any
 
     # --- callbacks from the clock and the room (queued, never handled inline) ----------
 

@@ -22,12 +22,16 @@ from plugin.rules import events as ev
 from plugin.rules.legal import always_legal
 from plugin.rules.machine import accepts
 from plugin.rules.modes import Choice
-from plugin.rules.state import GameState, Phase
+from plugin.rules.state import NIGHT_PHASES, GameState, Phase
 
 from .commands import HOST, Command, Refused, candidate_events
 from .ports import Snapshot
+from .stream import stream_secrets
 
-Viewer = int | Literal["host"] | None  # a seat, the host, or a spectator (public view)
+# A seat, the host, a spectator (None: the public view), or the stream overlay ("stream":
+# the public view, and roles after the host's delay while he streams with roles).
+Viewer = int | Literal["host", "stream"] | None
+STREAM: Literal["stream"] = "stream"
 
 
 def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()) -> dict[str, Any]:
@@ -59,10 +63,19 @@ def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()
     view["video"] = _video(snapshot.state, viewer, settings.seats)
     if viewer == HOST:
         view["controls"] = controls(snapshot)
+        view["streaming"] = _streaming(snapshot)
+    if viewer == STREAM:
+        view["stream"] = stream_secrets(snapshot.stream)
     # The end screen (plugin.host.ending): the same for everyone, and only once the game
     # is over, so no role, check or best move reaches a page before the end.
     view["end"] = snapshot.ending if snapshot.state.over else None
     return view
+
+
+def _streaming(snapshot: Snapshot) -> dict[str, Any]:
+    """The console's "stream with roles" control: on or off, and the delay."""
+    stream = snapshot.stream
+    return {"on": stream is not None, "delay": stream.delay if stream else None}
 
 
 # The console's actions that become engine events (plugin.host.commands.HOST_EVENTS):
@@ -133,19 +146,24 @@ def _speaking(state: GameState) -> dict[str, Any]:
 
 def _video(state: GameState, viewer: Viewer, seats: int) -> dict[str, Any]:
     """`awake`: whether the viewer may send and show his own camera now; `peers`: whom he
-    may exchange video with now (seats, then "host"). A spectator is not in the mesh."""
-    if viewer is None:
-        return {"awake": False, "peers": []}
+    may exchange video with now (seats, then "host"); `spectators`: whether he sends his
+    camera to the spectators now. Spectators only receive, and only by day (at the black
+    team's meeting their faces would tell who is black): plugin.web.video's relay."""
+    day = state.phase not in NIGHT_PHASES
+    if viewer is None or viewer == STREAM:
+        everyone: list[int | str] = [*range(1, seats + 1), HOST]
+        return {"awake": False, "peers": everyone if day else [], "spectators": False}
     black = sight.black_seats(state)
     return {
         "awake": sight.awake(state.phase, viewer, black),
         "peers": sight.video_peers(state.phase, viewer, black, seats),
+        "spectators": day,
     }
 
 
 def _engine_view(state: Any, viewer: Viewer) -> dict[str, Any]:
     if viewer == "host":
         return views.host_view(state)
-    if viewer is None:
+    if viewer is None or viewer == STREAM:
         return views.public_view(state)
     return views.seat_view(state, viewer)

@@ -77,6 +77,7 @@ def build(options: ServerOptions) -> Hosting:
         tables = EmbeddedTables(
             table_id=options.voiced_table,
             voice=options.voice,
+            max_listeners=options.max_spectators,
             ice_servers=(lambda: rtc_ice_servers(ice.servers("server")))
             if ice.stun or ice.turn
             else None,

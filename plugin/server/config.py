@@ -180,6 +180,13 @@ SETTINGS: tuple[Setting, ...] = (
         None,
         "LOW-HIGH: the UDP ports of the server's WebRTC peers (open them in the firewall)",
     ),
+    Setting(
+        "rtc.max_spectators",
+        _typed(int),
+        50,
+        "spectators listening to one table at most (embedded room); more are refused",
+        int,
+    ),
 )
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 
@@ -317,6 +324,7 @@ def options_from(values: Mapping[str, Any]) -> ServerOptions:
             trusted_proxies=tuple(values["proxy.trusted"]),
             ice=ice,
             udp_ports=values["rtc.udp_ports"],
+            max_spectators=values["rtc.max_spectators"],
         )
     except ValueError as error:
         raise ConfigError(str(error)) from None

@@ -31,6 +31,7 @@ class DemoTable:
     preset: str = "online"
     seed: int | None = None
     voice: bool = True
+    video: bool = True  # the bots send their pictures (issue 17)
 
 
 def demo_session(demo: DemoTable, *, ready: asyncio.Event | None = None) -> Any:
@@ -61,6 +62,7 @@ def demo_session(demo: DemoTable, *, ready: asyncio.Event | None = None) -> Any:
                 voice=demo.voice,
                 speech_seconds=max(1.0, 6.0 / demo.speed),
                 think_seconds=max(0.3, 3.0 / demo.speed),
+                video=demo.video,  # the demo shows what the video tiles do (issue 17)
             )
             for seat in links["seats"][demo.humans :]
         ]

@@ -11,7 +11,7 @@ from starlette.routing import BaseRoute
 from plugin.host.ports import RoomBackend, Voice
 from plugin.host.settings import TableSettings
 from plugin.host.silent import SilentRoom, SilentVoice
-from plugin.rooms.embedded.room import EmbeddedRoom
+from plugin.rooms.embedded.room import MAX_LISTENERS, EmbeddedRoom
 from plugin.rooms.embedded.signalling import rtc_routes
 from plugin.web.app import Server
 from plugin.web.pages import page_routes
@@ -34,8 +34,10 @@ class EmbeddedTables:
         table_id: str | None = None,
         voice: bool = True,
         ice_servers: Callable[[], Sequence[RTCIceServer]] | None = None,
+        max_listeners: int = MAX_LISTENERS,
     ) -> None:
         self.table_id = table_id
+        self.max_listeners = max_listeners  # spectators listening per table
         self.voice_on = voice
         self.ice_servers = ice_servers  # every server-side peer's STUN/TURN servers
         self.rooms: dict[str, EmbeddedRoom] = {}
@@ -47,8 +49,9 @@ class EmbeddedTables:
         announcer = Announcer(settings.language, enabled=self.voice_on, pack=settings.voice_pack)
         self._voices[table_id] = announcer
         room = EmbeddedRoom(
-            seats=settings.seats, bot_audio=announcer.pcm_frames(), ice_servers=self.ice_servers
-        )
+            seats=settings.seats, bot_audio=announcer.pcm_frames(), ice_servers=self.ice_servers,
+            max_listeners=self.max_listeners,
+        )  # fmt: skip
         self.rooms[table_id] = room
         return room
 
@@ -59,8 +62,9 @@ class EmbeddedTables:
         return self.rooms.get(table_id)
 
     def routes(self, server: Server) -> list[BaseRoute]:
-        """`POST /rtc/{table_id}/offer`, admitting the seat (or host) of a signed token."""
-        return list(rtc_routes(self.room_for, server.authorize))
+        """`POST /rtc/{table_id}/offer`, admitting the seat (or host) of a signed token, and
+        a spectator's watch token as a listener."""
+        return list(rtc_routes(self.room_for, server.authorize_media))
 
 
 def embedded_routes(tables: EmbeddedTables) -> Sequence[Callable[[Server], Sequence[BaseRoute]]]:

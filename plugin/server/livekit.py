@@ -128,15 +128,16 @@ class LiveKitTables:
     def routes(self, server: Server) -> list[BaseRoute]:
         """/livekit/token, /livekit/link, /livekit/webhook and LiveKit mode's static files."""
 
-        def seat_for_link(link: str) -> tuple[str, int | Literal["host"]] | None:
+        def seat_for_link(link: str) -> tuple[str, int | Literal["host", "watch"]] | None:
             """A link of an open table, for one of its seats, of the seat's current link:
-            the same check as every other endpoint's (Server.verify)."""
+            the same check as every other endpoint's (Server.admit); a watch link gets a
+            spectator's subscribe-only, hidden LiveKit token (tokens.spectator_token)."""
             try:
                 tables = server.registry.tables if server.registry else {}
-                table = tables.get(server.signer.verify(link).table)
+                table = tables.get(server.signer.verify_any(link).table)
                 if table is None:
                     return None
-                grant = server.verify(link, table)
+                grant = server.admit(link, table)
             except TokenError:
                 return None
             return grant.table, grant.seat

@@ -55,12 +55,15 @@ class ServerOptions:
         default_factory=IceSettings
     )  # STUN/TURN for every page and server-side peer
     udp_ports: tuple[int, int] | None = None  # the server's WebRTC peers' UDP ports
+    max_spectators: int = 50  # embedded: spectators' audio connections per table (issue 17)
 
     def __post_init__(self) -> None:
         if (self.media == "livekit") != (self.livekit is not None):
             raise ValueError("LiveKit options go with media='livekit', and only with it")
         if (self.tls_cert is None) != (self.tls_key is None):
             raise ValueError("TLS needs both the certificate and its key")
+        if not 0 <= self.max_spectators <= 1000:
+            raise ValueError(f"rtc.max_spectators is 0..1000, not {self.max_spectators}")
         if self.udp_ports is not None:
             low, high = self.udp_ports
             if not 1024 <= low <= high <= 65535:

@@ -25,7 +25,7 @@ import msgspec
 
 from plugin.host.commands import HOST, WATCH, Command
 from plugin.host.table import Table
-from plugin.host.views import Viewer
+from plugin.host.views import STREAM, Viewer
 from plugin.rooms.livekit.rpc import Caller, OverlayChannel
 from plugin.web import protocol
 from plugin.web.app import Server
@@ -104,7 +104,7 @@ class TableOverlay:
         connection = self._connection(server, caller.identity, viewer)
         self.connections[caller.identity] = connection
         server.hub.attach(connection, table.snapshot())  # its view follows as data
-        seat: int | Literal["host"] | None = viewer
+        seat: int | Literal["host", "stream"] | None = viewer
         return _encoder.encode({"type": "hello", "v": protocol.VERSION, "seat": seat}).decode()
 
     async def command(self, caller: Caller, payload: str) -> str:
@@ -125,7 +125,7 @@ class TableOverlay:
             fields=protocol.message_fields(decoded),
             client_id=decoded.id,
         )
-        outcome = await table.submit(WATCH if viewer is None else viewer, command)
+        outcome = await table.submit(WATCH if viewer in (None, STREAM) else viewer, command)
         if outcome.ok:
             return protocol.encode_ack(decoded.id, duplicate=outcome.duplicate).decode()
         message = outcome.message or ""

@@ -6,6 +6,8 @@ With audio on it also joins the embedded room over WebRTC (aiortc, POST /rtc/{ta
 the same route media.js uses): its microphone is a SpeechTrack that says the bot's
 synthesised line during its own speech and is silent otherwise; it sends only while its
 seat may speak (the server gates anyway), and it always drains what it receives.
+With video on it joins the video mesh too (plugin.sim.video): its camera is its seat number
+drifting over its colour, sent to each page only while the view lets them link.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from plugin.rooms.embedded.client import RoomClient, http_answerer
 
 from .speech import SpeechTrack, render_line
 from .strategy import SPEECH_PHASES, Move, Strategy
+from .video import MeshVideo
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,7 @@ class SimPlayer:
         voice: bool = True,
         speech_seconds: float = 3.0,
         think_seconds: float = 1.0,
+        video: bool = False,
         on_event: Callable[[str], None] | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
@@ -67,6 +71,7 @@ class SimPlayer:
         self.errors: list[dict[str, Any]] = []
         self.microphone: SpeechTrack | None = None
         self.room: RoomClient | None = None
+        self.video = MeshVideo(base_url, token, seat, self.sees) if video else None
         self._line: np.ndarray | None = None
         self._socket: Any = None
         self._counter = 0
@@ -81,6 +86,8 @@ class SimPlayer:
         """Join the audio room (when audio is on) and start following the table."""
         if self.audio:
             await self._join_audio()
+        if self.video is not None:
+            self.video.start()
         self._task = asyncio.create_task(self._run(), name=f"sim seat {self.seat}")
 
     async def stop(self) -> None:
@@ -96,6 +103,15 @@ class SimPlayer:
         if self.room is not None:
             await self.room.close()
             self.room = None
+        if self.video is not None:
+            await self.video.stop()
+
+    def sees(self, who: int | str) -> bool:
+        """Whether this seat may send its camera to page `who` now (its view's `video`)."""
+        video = (self.view or {}).get("video") or {}
+        if isinstance(who, str) and who.startswith("watch:"):
+            return bool(video.get("spectators"))
+        return who in (video.get("peers") or [])
 
     async def wait_for(self, predicate: Callable[[dict[str, Any]], bool], timeout: float) -> None:
         """Wait until the latest view satisfies `predicate` (tests, the demo)."""

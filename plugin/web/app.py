@@ -45,7 +45,7 @@ from plugin.host.registry import (
 )
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
-from plugin.host.views import build_view
+from plugin.host.views import STREAM, Viewer, build_view
 from plugin.signing import (
     INVITE,
     Grant,
@@ -171,6 +171,17 @@ class Server:
         except TokenError:
             return None
 
+    def authorize_media(self, table_id: str, token: str) -> int | str | None:
+        """Like `authorize`, and "watch" for a spectator's watch token: the embedded room
+        admits him as a listener only (receive-only, never heard; issue 17)."""
+        table = self.registry.tables.get(table_id) if self.registry else None
+        if table is None:
+            return None
+        try:
+            return self.admit(token, table).seat
+        except TokenError:
+            return None
+
     def missing(self, table_id: str) -> tuple[str, str]:
         """Why table `table_id` is not open: (code, message) for the client."""
         try:
@@ -188,11 +199,14 @@ class Server:
             return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
 
-    def moved_to(self, table_id: str, seat: int | Literal["host", "watch"]) -> bytes:
+    def moved_to(self, table_id: str, seat: int | Literal["host", "watch", "stream"]) -> bytes:
         """The `moved` message that sends a page to `seat` at table `table_id` (the next
-        game), with a token of that seat's current link there."""
+        game), with a token of that seat's current link there ("stream": the overlay's)."""
         generations = self.registry.link_generations(table_id) if self.registry else {}
-        token = self.signer.issue(table_id, seat, generation=generations.get(seat, 0))
+        link: int | Literal["host", "watch"] = WATCH if seat == STREAM else seat
+        token = self.signer.issue(
+            table_id, link, generation=generations.get(link, 0), stream=seat == STREAM
+        )
         return protocol.encode_moved(table_id, token)
 
     def room_for(self, table_id: str) -> Any:
@@ -353,7 +367,7 @@ async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | W
         await _refuse(websocket, "token_reissued", message, CLOSE_UNAUTHORIZED)
         return True
     if final.successor is not None:
-        moved = server.moved_to(final.successor, grant.seat)
+        moved = server.moved_to(final.successor, _viewer_of(grant) or WATCH)
         await websocket.send_text(moved.decode())
         await websocket.close(code=CLOSE_ENDED, reason="table_moved_on")
         return True
@@ -367,7 +381,7 @@ async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | W
     # A connection of the hub like any other (so the host's next game moves it too), given
     # the final view (the host's controls: the next game only); whatever it sends is
     # refused.
-    viewer = None if isinstance(grant, Watch) else grant.seat
+    viewer = _viewer_of(grant)
     connection = Connection(grant.table, viewer, send, close)
     server.hub.attach(connection, final)
     refusal = protocol.encode_error("game_over", "the game is over; only the next game remains")
@@ -386,6 +400,14 @@ async def _serve_finished(server: Server, websocket: WebSocket, grant: Grant | W
     return True
 
 
+def _viewer_of(grant: Grant | Watch) -> Viewer:
+    """Whose view a token gets: its seat's (or the host's); a watch link's spectator the
+    public one (None); the stream overlay's token "stream"."""
+    if isinstance(grant, Watch):
+        return STREAM if grant.stream else None
+    return grant.seat
+
+
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
     await websocket.send_text(protocol.encode_error(code, message).decode())
     await websocket.close(code=close_code, reason=code)
@@ -400,12 +422,15 @@ async def _serve_client(
     async def close(code: int, reason: str) -> None:
         await websocket.close(code=code, reason=reason)
 
-    # A spectator's view is the public one (viewer None); whatever he sends is refused.
-    viewer = None if isinstance(grant, Watch) else grant.seat
+    # A spectator's view is the public one (viewer None), the stream overlay's is that and,
+    # while the host streams with roles, the roles after his delay ("stream"); whatever
+    # either sends is refused.
+    watching = isinstance(grant, Watch)
+    viewer = _viewer_of(grant)
     connection = Connection(table.id, viewer, send, close)
     server.hub.attach(connection, table.snapshot())
     sender = grant.seat  # a seat, "host" or "watch" (commands.authorize refuses "watch")
-    key = (table.id, grant.seat, id(connection)) if viewer is None else (table.id, grant.seat)
+    key = (table.id, grant.seat, id(connection)) if watching else (table.id, grant.seat)
     try:
         while not connection.closed:
             raw = await wire.receive(websocket)
@@ -593,11 +618,14 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             return _error(503, "log_unavailable", str(failure))
         if INVITE in seats:  # the lobby's players reconnect with the new invite link
             server.lobbies.close_players(table.id, "token_reissued", "this link was replaced")
-        for seat in seats:  # spectators are the public viewer (None)
+        for seat in seats:  # spectators are the public viewer (None), the overlay "stream"
             if seat == INVITE:
                 continue
-            viewer = None if seat == WATCH else seat
-            server.hub.close_viewer(table.id, viewer, "token_reissued", "this link was replaced")
+            viewers: list[Viewer] = [None, STREAM] if seat == WATCH else [seat]
+            for viewer in viewers:
+                server.hub.close_viewer(
+                    table.id, viewer, "token_reissued", "this link was replaced"
+                )
         return JSONResponse(server.links(table))
 
     return reissue

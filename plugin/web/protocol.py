@@ -95,6 +95,13 @@ class AddTime(Message, tag="add_time"):
     seconds: Annotated[int, msgspec.Meta(ge=1, le=300)] = 30
 
 
+class Stream(Message, tag="stream"):
+    """Stream with roles: the overlay shows roles and night actions `delay` s after them."""
+
+    on: bool
+    delay: Annotated[int, msgspec.Meta(ge=0, le=600)] = 0
+
+
 class EndSpeech(Message, tag="end_speech"):
     pass
 
@@ -128,7 +135,7 @@ class Next(Message, tag="next"):
 ClientMessage = (
     Vote | Lift | Nominate | Pass | Shoot | DonCheck | SheriffCheck | BestMove | Leave
     | Start | Manual | Choice | Pause | Resume | AddTime | EndSpeech | GiveFoul | Disqualify
-    | Remove | Undo | EndGame | Next
+    | Remove | Undo | EndGame | Next | Stream
 )  # fmt: skip
 
 _decoder = msgspec.json.Decoder(ClientMessage)

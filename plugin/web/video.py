@@ -18,6 +18,11 @@ ICE candidates. Theory of operation:
   cannot set up a new connection to peek. A connection set up by day stays
   open at night: the honest sender stops its track (replaceTrack(null) in video.js); the
   server cannot cut a browser-to-browser connection (docs/video.md, "limits").
+- Spectators (a watch link's or the stream overlay's token) join as receivers: each is
+  "watch:<conn>", links only with the seats and the host, only by day (never at the black
+  team's meeting, whose faces would tell who is black), and every description a spectator
+  sends must be receive-only (plugin.bodies.sending_media), so no spectator ever has a
+  track accepted. At most `max_spectators` per table (too_many_spectators beyond).
 """
 
 from __future__ import annotations
@@ -34,9 +39,10 @@ import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from plugin.bodies import sending_media
 from plugin.rules import sight
-from plugin.rules.state import Phase
-from plugin.signing import TokenError
+from plugin.rules.state import NIGHT_PHASES, Phase
+from plugin.signing import TokenError, Watch
 
 from . import wire
 
@@ -50,20 +56,34 @@ MAX_QUEUED = 256  # a page that does not read its signalling this long is droppe
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_NO_TABLE = 4404
 CLOSE_REPLACED = 4409  # the same seat connected again
+CLOSE_TOO_MANY = 4429
+# Spectators' video connections per table by default. Video is a mesh: every spectator
+# costs every player's uplink one more stream (about 250 kbit/s, docs/video.md).
+MAX_SPECTATORS = 6
+SPECTATOR = "watch"
 
-Who = sight.Who
+Who = sight.Who | str  # a seat, "host", or a spectator "watch:<conn>"
+
+
+def is_spectator(who: object) -> bool:
+    return isinstance(who, str) and who.startswith(f"{SPECTATOR}:")
 
 
 def may_link(phase: Phase | str, a: Who, b: Who, black: Collection[int]) -> bool:
     """Whether pages `a` and `b` may exchange video (and signalling) in `phase` (a Phase or
-    its name, as the views carry it): plugin.rules.sight.may_link."""
-    return sight.may_link(Phase(phase), a, b, black)
+    its name, as the views carry it): plugin.rules.sight.may_link; a spectator with a seat
+    or the host by day only, never with another spectator."""
+    if is_spectator(a) or is_spectator(b):
+        return not (is_spectator(a) and is_spectator(b)) and Phase(phase) not in NIGHT_PHASES
+    assert not isinstance(a, str) or a == "host"
+    assert not isinstance(b, str) or b == "host"
+    return sight.may_link(Phase(phase), a, b, black)  # type: ignore[arg-type]
 
 
 # --- messages ------------------------------------------------------------------------------
 
 Seat = Annotated[int, msgspec.Meta(ge=1, le=99)]
-Peer = Seat | Literal["host"]
+Peer = Seat | Annotated[str, msgspec.Meta(pattern=r"^(host|watch:[0-9]{1,9})$")]
 
 
 class Description(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -152,17 +172,29 @@ PhaseOf = Callable[[str], "tuple[Phase | str, frozenset[int]] | None"]
 class Relay:
     """Who is connected to each table's mesh, and the relaying between them."""
 
-    def __init__(self, phase_of: PhaseOf) -> None:
+    def __init__(self, phase_of: PhaseOf, *, max_spectators: int = MAX_SPECTATORS) -> None:
         self._phase_of = phase_of
+        self.max_spectators = max_spectators
         self._links: dict[str, dict[Who, Link]] = {}
         self._numbers = itertools.count(1)
 
     def present(self, table: str) -> dict[Who, Link]:
         return dict(self._links.get(table, {}))
 
+    def spectators(self, table: str) -> int:
+        return sum(1 for who in self._links.get(table, {}) if is_spectator(who))
+
     def join(self, table: str, seat: Who) -> Link:
-        """Admit a page: it replaces the same seat's older page; everyone learns of it."""
-        link = Link(table=table, seat=seat, conn=next(self._numbers))
+        """Admit a page: it replaces the same seat's older page; everyone learns of it.
+        `seat` "watch": a spectator, who becomes "watch:<conn>" (SignalError
+        too_many_spectators past max_spectators)."""
+        conn = next(self._numbers)
+        if seat == SPECTATOR:
+            if self.spectators(table) >= self.max_spectators:
+                message = f"this table already has {self.max_spectators} spectators' video"
+                raise SignalError("too_many_spectators", message)
+            seat = f"{SPECTATOR}:{conn}"
+        link = Link(table=table, seat=seat, conn=conn)
         links = self._links.setdefault(table, {})
         older = links.get(seat)
         if older is not None:
@@ -198,6 +230,12 @@ class Relay:
         phase, black = now
         if not may_link(phase, link.seat, message.to, black):
             raise SignalError("asleep", f"no video between {link.seat!r} and {message.to!r} now")
+        if (
+            is_spectator(link.seat)
+            and message.description is not None
+            and sending_media(message.description.sdp)
+        ):
+            raise SignalError("receive_only", "a spectator only receives video")
         fields: dict[str, Any] = {"from": link.seat, "conn": link.conn, "gen": message.gen}
         if message.description is not None:
             fields["description"] = msgspec.structs.asdict(message.description)
@@ -218,15 +256,15 @@ def table_phase(server: Server) -> PhaseOf:
     return phase_of
 
 
-def video_routes(server: Server) -> list[BaseRoute]:
+def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[BaseRoute]:
     """The `/video` signalling WebSocket for `create_app`'s `config.routes`."""
-    relay = Relay(table_phase(server))
+    relay = Relay(table_phase(server), max_spectators=max_spectators)
 
     async def endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
         try:
             token, table_hint = await wire.opening_token(websocket, server.config.hello_seconds)
-            grant = server.signer.verify(token, table=table_hint)
+            grant = server.signer.verify_any(token, table=table_hint)
         except (wire.Refused, TokenError) as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
@@ -235,12 +273,18 @@ def video_routes(server: Server) -> list[BaseRoute]:
             code, message = server.missing(grant.table)
             await _refuse(websocket, code, message, CLOSE_NO_TABLE)
             return
-        try:  # a seat of this table (not 0, not 42), of its current link
-            grant = server.verify(token, table)
+        try:  # a seat of this table (not 0, not 42), of its current link; or a spectator
+            admitted = server.admit(token, table)
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
-        await _serve(relay, websocket, grant.table, grant.seat)
+        who: Who = SPECTATOR if isinstance(admitted, Watch) else admitted.seat
+        try:
+            link = relay.join(admitted.table, who)
+        except SignalError as refusal:
+            await _refuse(websocket, refusal.code, refusal.message, CLOSE_TOO_MANY)
+            return
+        await _serve(relay, websocket, link)
 
     route = WebSocketRoute("/video", endpoint)
     route.relay = relay  # type: ignore[attr-defined]  # for tests and benches
@@ -252,8 +296,8 @@ async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int
     await websocket.close(code=close_code, reason=code)
 
 
-async def _serve(relay: Relay, websocket: WebSocket, table: str, seat: Who) -> None:
-    link = relay.join(table, seat)
+async def _serve(relay: Relay, websocket: WebSocket, link: Link) -> None:
+    table, seat = link.table, link.seat
 
     async def write() -> None:
         while (data := await link.outbox.get()) is not None:

@@ -2,11 +2,14 @@
 spectator's view (issue 17): no role, no check, no black team, no night action (a shot, a
 check, the night's victim before the morning), at any step of any game, until the game
 is over, when the roles are everyone's, and so is the end screen (plugin.host.ending),
-which no view carries before the end."""
+which no view carries before the end. The stream overlay's view is the same while the host
+does not stream with roles; while he does, a secret reaches the overlay only once the delay
+has passed since it happened, and a watch spectator's view stays as it was."""
 
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -15,11 +18,12 @@ from hypothesis import strategies as st
 from plugin.host.ending import end_view
 from plugin.host.ports import Snapshot
 from plugin.host.settings import TableSettings
-from plugin.host.views import build_view
+from plugin.host.stream import StateHistory, StreamView
+from plugin.host.views import STREAM, Viewer, build_view
 from plugin.rules import apply, new_game
 from plugin.rules.events import Disqualify, Foul, PlayerLeft, to_record
 from plugin.rules.roles import BLACK
-from plugin.rules.state import GameState, Phase
+from plugin.rules.state import NIGHT_PHASES, GameState, Phase
 from plugin.sim.simulate import _preset, play
 
 ROLE_NAMES = frozenset({"don", "mafia", "sheriff", "civilian", "black", "red", *BLACK})
@@ -30,15 +34,20 @@ AFTER_THE_SHOT = (Phase.DON_CHECK, Phase.SHERIFF_CHECK)
 
 
 def spectator_view(
-    state: GameState, seats: int, ending: dict[str, Any] | None = None
+    state: GameState,
+    seats: int,
+    viewer: Viewer = None,
+    stream: StreamView | None = None,
+    ending: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     table = TableSettings(seats=seats)
     snapshot = Snapshot(
         table_id="t", version=state.version, state=state, settings=table,
         timer_id=None if state.timer is None else state.timer.id,
-        timer_remaining=None, paused=False, present=frozenset(), ending=ending,
+        timer_remaining=None, paused=False, present=frozenset(), stream=stream,
+        ending=ending,
     )  # fmt: skip
-    return build_view(snapshot, None)
+    return json.loads(json.dumps(build_view(snapshot, viewer)))  # what the wire carries
 
 
 def leaks(view: Any, path: str = "") -> list[str]:
@@ -77,7 +86,10 @@ def test_nothing_secret_ever_reaches_a_spectator(
     alive_at_the_shot: list[int] | None = None
     for step, event in enumerate(game.log):
         state, _ = apply(state, event)
-        view = json.loads(json.dumps(spectator_view(state, players, ending)))  # the wire's
+        view = spectator_view(state, players, ending=ending)
+        overlay = spectator_view(state, players, STREAM, ending=ending)  # no stream with roles
+        assert overlay.pop("stream") is None and overlay["you"] == STREAM
+        assert {**overlay, "you": None} == view
         if state.over:
             assert set(view["roles"].values()) <= ROLE_NAMES  # the end: everyone's
             assert view["end"] == ending and len(view["end"]["seats"]) == players
@@ -85,7 +97,11 @@ def test_nothing_secret_ever_reaches_a_spectator(
             continue
         assert view["end"] is None
         assert leaks(view) == [], (step, event, state.phase)
-        assert view["you"] is None and view["video"] == {"awake": False, "peers": []}
+        assert view["you"] is None and not view["video"]["awake"]
+        assert not view["video"]["spectators"]
+        # Everyone by day, nobody at night (the black team's meeting included).
+        everyone: list[int | str] = [*range(1, players + 1), "host"]
+        assert view["video"]["peers"] == ([] if state.phase in NIGHT_PHASES else everyone)
         if state.phase is Phase.SHOT:
             alive_at_the_shot = view["alive"]
         if state.phase in AFTER_THE_SHOT and alive_at_the_shot is not None:
@@ -111,3 +127,53 @@ def test_the_check_finds_what_the_host_and_a_player_see() -> None:
     assert ".roles" in leaks(build_view(snapshot, "host"))
     assert ".me" in leaks(build_view(snapshot, 1))
     assert leaks({"timer": {"purpose": "sheriff"}}) == [".timer.purpose = 'sheriff'"]
+
+
+def secrets_of(view: dict[str, Any]) -> set[tuple[Any, ...]]:
+    """Every secret a host's view or an overlay's `stream` field names, as comparable items."""
+    found: set[tuple[Any, ...]] = set()
+    found |= {("role", seat, role) for seat, role in view.get("roles", {}).items()}
+    found |= {("check", json.dumps(check, sort_keys=True)) for check in view.get("checks", [])}
+    found |= {("shot", tuple(shot)) for shot in view.get("shots", [])}
+    return found
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=st.sampled_from(["online", "classic", "fiim"]),
+    seed=st.integers(min_value=0, max_value=10**6),
+    players=st.sampled_from([7, 10]),
+    delay=st.sampled_from([0, 7, 45, 600]),
+)
+def test_with_stream_with_roles_nothing_reaches_the_overlay_before_its_delay(
+    rules: str, seed: int, players: int, delay: int
+) -> None:
+    game = play(rules, seed, players=players, keep_log=True)
+    assert game.log is not None and game.error is None, game
+    gaps = random.Random(seed)
+    state = new_game(_preset(rules), players=players, seed=seed)
+    history, now = StateHistory(), 0.0
+    history.record(now, state)
+    first_seen = dict.fromkeys(secrets_of(spectator_view(state, players, "host")), now)
+    shown: set[tuple[Any, ...]] = set()
+    for event in game.log:
+        state, _ = apply(state, event)
+        now += gaps.uniform(0.0, 40.0)
+        history.record(now, state)
+        host = spectator_view(state, players, "host")
+        for item in secrets_of(host):
+            first_seen.setdefault(item, now)
+        # A moment between this change and the next, as a refresh would see it.
+        moment = now + gaps.uniform(0.0, 40.0)
+        stream = StreamView(delay=delay, delayed=history.as_of(moment - delay))
+        overlay = spectator_view(state, players, STREAM, stream)["stream"]
+        assert overlay["delay"] == delay
+        for item in secrets_of(overlay):
+            assert first_seen[item] + delay <= moment, (item, first_seen[item], moment, delay)
+            shown.add(item)
+        if not state.over:  # the same snapshot's watch spectator: nothing secret, ever
+            assert leaks(spectator_view(state, players, None, stream)) == []
+    # The delay over, the overlay shows what the host saw: the property is not vacuous.
+    late = StreamView(delay=delay, delayed=history.as_of(now + delay))
+    final = secrets_of(spectator_view(state, players, STREAM, late)["stream"])
+    assert final and final == secrets_of(spectator_view(state, players, "host"))

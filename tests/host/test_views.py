@@ -39,17 +39,22 @@ def view_of(state: GameState, viewer: Viewer) -> dict[str, Any]:
 def test_in_the_lobby_everyone_may_exchange_video_with_everyone() -> None:
     for viewer in EVERYONE:
         video = view_of(lobby(), viewer)["video"]
-        assert video == {"awake": True, "peers": [w for w in EVERYONE if w != viewer]}
+        peers = [w for w in EVERYONE if w != viewer]
+        assert video == {"awake": True, "peers": peers, "spectators": True}
 
 
 def test_at_the_black_meeting_only_the_black_team_and_the_host_see_each_other() -> None:
     state, _ = apply(lobby(), ev.StartGame())
     assert state.phase is Phase.BLACK_MEETING
-    assert view_of(state, 1)["video"] == {"awake": True, "peers": [2, 3, "host"]}
-    assert view_of(state, "host")["video"] == {"awake": True, "peers": [1, 2, 3]}
+    no_fans = {"spectators": False}
+    # Nobody sends to the spectators: their faces at the meeting would tell who is black.
+    asleep = {"awake": False, "peers": [], "spectators": False}
+    assert view_of(state, 1)["video"] == {"awake": True, "peers": [2, 3, "host"], **no_fans}
+    assert view_of(state, "host")["video"] == {"awake": True, "peers": [1, 2, 3], **no_fans}
     for red in (4, 5, 10):
-        assert view_of(state, red)["video"] == {"awake": False, "peers": []}
-    assert view_of(state, None)["video"] == {"awake": False, "peers": []}  # a spectator
+        assert view_of(state, red)["video"] == asleep
+    assert view_of(state, None)["video"] == asleep  # a spectator
+    assert view_of(state, "stream")["video"] == asleep  # the stream overlay
 
 
 @pytest.mark.parametrize("phase", list(Phase))

@@ -86,7 +86,9 @@ def test_a_bad_club_token_is_refused(token, reason):
 
 
 def links(link: str):
-    return {"good": ("t1", 4), "host": ("t1", "host"), "nowhere": ("t9", 1)}.get(link)
+    known = {"good": ("t1", 4), "host": ("t1", "host"), "watch": ("t1", "watch"),
+             "nowhere": ("t9", 1)}  # fmt: skip
+    return known.get(link)
 
 
 @pytest.fixture
@@ -105,6 +107,24 @@ async def test_token_route_mints_the_linked_seats_token(client):
     assert verify_seat(VERIFIER, body["token"], room="room-t1") == 4
     host = (await client.post("/livekit/token", json={"link": "host"})).json()
     assert VERIFIER.verify(host["token"]).video.room_admin
+
+
+async def test_a_spectators_token_subscribes_only_and_is_hidden(client):
+    """Issue 17: a watch link's LiveKit token hears and sees the room, and can publish no
+    track and no data; the room does not list him; each spectator is someone else."""
+    first = (await client.post("/livekit/token", json={"link": "watch"})).json()
+    second = (await client.post("/livekit/token", json={"link": "watch"})).json()
+    assert first["seat"] == "watch" and first["identity"].startswith("watch-")
+    assert first["identity"] != second["identity"]
+    claims = VERIFIER.verify(first["token"])
+    assert claims.identity == first["identity"] and not claims.attributes
+    video = claims.video
+    assert video.room == "room-t1" and video.room_join and video.can_subscribe
+    assert video.hidden is True
+    assert video.can_publish is False and video.can_publish_data is False
+    assert not video.can_update_own_metadata and not video.room_admin
+    with pytest.raises(InvalidToken):  # no seat: refused wherever a seat's token is needed
+        verify_seat(VERIFIER, first["token"], room="room-t1")
 
 
 @pytest.mark.parametrize(

@@ -111,6 +111,13 @@ def test_the_views_video_and_the_relay_apply_the_same_rule() -> None:
             allowed = [w for w in everyone if may_link(phase.value, viewer, w, BLACK)]
             assert video["peers"] == allowed, (phase, viewer)
             assert video["awake"] is bool(allowed), (phase, viewer)
+            assert video["spectators"] is may_link(phase.value, viewer, "watch:1", BLACK)
+        # A spectator links with whom the relay lets him, and sends to nobody.
+        for viewer in (None, "stream"):
+            video = build_view(snapshot, cast(Viewer, viewer))["video"]
+            allowed = [w for w in everyone if may_link(phase.value, "watch:1", w, BLACK)]
+            assert video == {"awake": False, "peers": allowed, "spectators": False}, phase
+        assert not may_link(phase.value, "watch:1", "watch:2", BLACK)
 
 
 # --- admission -----------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """The spectators' watch link over the protocol (issue 17): one link for any number of
 spectators; each gets the public view and can neither speak nor vote, and the link opens
-nothing but the table's socket (not the video relay, not the API)."""
+nothing but the table's socket, the audio and the video as a receiver (not the API)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,7 +16,7 @@ from plugin.signing import Signer, TokenError, Watch
 from plugin.testing import TestClient, in_process
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
-from plugin.web.video import video_routes
+from plugin.web.video import MAX_SPECTATORS, video_routes
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 
@@ -35,9 +36,12 @@ def test_the_tables_links_carry_one_watch_link(client: TestClient) -> None:
     links = create_table(client)
     watch = links["watch"]
     assert watch["link"].endswith(f"/t/{links['id']}/watch#token={watch['token']}")
-    assert watch["overlay"].endswith(f"/t/{links['id']}/overlay#token={watch['token']}")
+    assert watch["overlay"].endswith(f"/t/{links['id']}/overlay#token={watch['stream_token']}")
     grant = Signer(SECRET).verify_any(watch["token"], table=links["id"])
-    assert isinstance(grant, Watch) and grant.table == links["id"]
+    assert isinstance(grant, Watch) and grant.table == links["id"] and not grant.stream
+    # The overlay has a token of its own: only it may ever be sent roles (stream with roles).
+    stream = Signer(SECRET).verify_any(watch["stream_token"], table=links["id"])
+    assert isinstance(stream, Watch) and stream.stream and stream.table == links["id"]
     with pytest.raises(TokenError) as refused:  # every other endpoint verifies with this
         Signer(SECRET).verify(watch["token"])
     assert refused.value.code == "token_watch_only"
@@ -58,7 +62,10 @@ def test_any_number_of_spectators_see_the_public_view_and_cannot_act(
             view = spectator.receive()
             assert view["type"] == "state" and view["you"] is None
             assert not any(key in view for key in PRIVATE), sorted(view)
-            assert view["video"] == {"awake": False, "peers": []}
+            # The lobby is day: he receives everyone's video, and sends none.
+            assert view["video"] == {
+                "awake": False, "peers": [*range(1, 11), "host"], "spectators": False
+            }  # fmt: skip
         host.ack("start")
         watcher = spectators[0]
         view = watcher.until(lambda v: v["phase"] == "black_meeting")
@@ -85,11 +92,56 @@ def test_a_spectator_command_is_refused_before_anything_else() -> None:
         assert refused.value.code == "spectator"
 
 
-def test_the_watch_link_opens_no_video(client: TestClient) -> None:
+HEAD = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
+VIDEO = "m=video 9 UDP/TLS/RTP/SAVPF 96\r\nc=IN IP4 0.0.0.0\r\n"
+
+
+def test_the_watch_link_receives_video_and_never_sends(client: TestClient) -> None:
     links = create_table(client)
-    with client.websocket_connect(f"/video?token={links['watch']['token']}") as ws:
-        reply = json.loads(ws.receive_text())
-        assert reply["type"] == "error" and reply["error"] == "token_watch_only", reply
+    with contextlib.ExitStack() as stack:
+
+        def video(token: str) -> Any:
+            ws = stack.enter_context(client.websocket_connect(f"/video?token={token}"))
+            return ws
+
+        player = video(token_of(links, 1))
+        assert json.loads(player.receive_text())["type"] == "welcome"
+        spectator = video(links["watch"]["token"])
+        welcome = json.loads(spectator.receive_text())
+        me = welcome["you"]
+        assert welcome["type"] == "welcome" and me.startswith("watch:"), welcome
+        assert [p["seat"] for p in welcome["peers"]] == [1]
+        assert json.loads(player.receive_text()) == {"type": "join", "seat": me,
+                                                     "conn": welcome["conn"]}  # fmt: skip
+
+        def offer(direction: str) -> dict[str, Any]:
+            sdp = HEAD + VIDEO + (f"a={direction}\r\n" if direction else "")
+            description = {"type": "offer", "sdp": sdp}
+            spectator.send_text(json.dumps(
+                {"type": "signal", "to": 1, "gen": 1, "description": description}
+            ))  # fmt: skip
+            return dict(json.loads(spectator.receive_text())) if direction != "recvonly" else {}
+
+        for direction in ("sendrecv", "sendonly", ""):  # "": no attribute, i.e. sendrecv
+            assert offer(direction)["error"] == "receive_only", direction
+        offer("recvonly")  # relayed to the player, and only that one
+        relayed = json.loads(player.receive_text())
+        assert relayed["type"] == "signal" and relayed["from"] == me
+        assert "a=recvonly" in relayed["description"]["sdp"]
+
+
+def test_the_spectators_video_is_bounded(client: TestClient) -> None:
+    links = create_table(client)
+    with contextlib.ExitStack() as stack:
+        for _ in range(MAX_SPECTATORS):
+            ws = stack.enter_context(
+                client.websocket_connect(f"/video?token={links['watch']['stream_token']}")
+            )
+            assert json.loads(ws.receive_text())["type"] == "welcome"
+        with client.websocket_connect(f"/video?token={links['watch']['token']}") as ws:
+            refused = json.loads(ws.receive_text())
+            assert refused["error"] == "too_many_spectators", refused
+            assert f"{MAX_SPECTATORS} spectators" in refused["message"]
 
 
 def test_the_watch_link_is_not_the_hosts_for_the_api(client: TestClient) -> None:

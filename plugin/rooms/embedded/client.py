@@ -92,11 +92,18 @@ def http_answerer(url: str, token: str, client: httpx.AsyncClient | None = None)
 class RoomClient:
     """One peer: sends `source` (or nothing), receives the room's mix.
 
+    `listen_only`: offer receive-only audio, as a spectator's page does.
     `keep_seconds` > 0 keeps that much received audio as (arrival monotonic time,
     960-ish samples) pairs for `level()`.
     """
 
-    def __init__(self, source: MediaStreamTrack | None = None, *, keep_seconds: float = 10) -> None:
+    def __init__(
+        self,
+        source: MediaStreamTrack | None = None,
+        *,
+        keep_seconds: float = 10,
+        listen_only: bool = False,
+    ) -> None:
         self.source = source
         self.pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
         self.frames_received = 0
@@ -108,7 +115,9 @@ class RoomClient:
         self._connected = asyncio.Event()
         self.pc.on("track", self._on_track)
         self.pc.on("connectionstatechange", self._on_state)
-        self._transceiver = self.pc.addTransceiver(source or "audio", direction="sendrecv")
+        # listen_only: a spectator's offer, receive-only (the room refuses one that sends).
+        direction = "recvonly" if listen_only else "sendrecv"
+        self._transceiver = self.pc.addTransceiver(source or "audio", direction=direction)
 
     async def connect(self, answer: Answerer, timeout: float = 10) -> None:
         """Offer, get the room's answer, and wait until the connection is up."""

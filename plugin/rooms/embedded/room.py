@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -28,6 +29,7 @@ from typing import Any
 import numpy as np
 from aiortc import RTCConfiguration, RTCIceServer, RTCPeerConnection, RTCSessionDescription
 
+from plugin.bodies import sending_media
 from plugin.host.ports import PresenceCallback
 
 from .bot import BotAudio, BotVoice
@@ -39,6 +41,16 @@ from .peer import Peer, Seat, SeatStats
 log = logging.getLogger(__name__)
 
 HOST: Seat = "host"
+WATCH = "watch"  # a spectator's watch token: he listens, never speaks (issue 17)
+# Spectators' audio connections per table by default: each costs the server one more
+# sender of the shared packets (no encoding), the cap bounds what one link can open.
+MAX_LISTENERS = 50
+
+
+class RoomFull(Exception):
+    """The table has as many spectators' connections as it allows; nothing changed."""
+
+
 # If the event loop stalls this long, the mixer restarts its clock instead of bursting
 # the missed ticks (a burst would only overflow the listeners' short packet queues).
 MAX_LAG_SECONDS = 0.2
@@ -63,9 +75,14 @@ class EmbeddedRoom:
         bot_audio: BotAudio | None = None,
         ice_loopback_only: bool = False,
         ice_servers: Callable[[], Sequence[RTCIceServer]] | None = None,
+        max_listeners: int = MAX_LISTENERS,
     ) -> None:
         if seats < 1:
             raise ValueError(f"a room needs at least one seat, not {seats}")
+        if max_listeners < 0:
+            raise ValueError(f"max_listeners is 0 or more, not {max_listeners}")
+        self.max_listeners = max_listeners
+        self._listener_numbers = itertools.count(1)
         self.seats = seats
         self._bot = BotVoice(bot_audio) if bot_audio is not None else None
         self._ice_loopback_only = ice_loopback_only
@@ -145,8 +162,13 @@ class EmbeddedRoom:
         """Answer a peer's WebRTC offer for `seat` (1..seats, or "host").
 
         A second connection for the same seat (a reloaded page) replaces the first.
+        `seat` "watch" admits a spectator as a listener: his offer must be receive-only
+        (ValueError otherwise), he gets the listeners' mix and is never heard; each
+        spectator is a peer of his own ("watch:N"), at most `max_listeners` (RoomFull).
         Raises ValueError for a bad seat or offer; nothing changes then.
         """
+        if seat == WATCH:
+            return await self._accept_listener(offer_sdp, offer_type)
         self._check_seat(seat)
         if offer_type != "offer":
             raise ValueError(f"expected an SDP offer, got type {offer_type!r}")
@@ -179,6 +201,19 @@ class EmbeddedRoom:
             await old.close()
         return pc.localDescription
 
+    async def _accept_listener(self, offer_sdp: str, offer_type: str) -> RTCSessionDescription:
+        if offer_type != "offer" or not isinstance(offer_sdp, str):
+            raise ValueError(f"expected an SDP offer, got type {offer_type!r}")
+        if sending_media(offer_sdp):
+            raise ValueError("a spectator only listens: his offer must be receive-only")
+        if self.listeners() >= self.max_listeners:
+            raise RoomFull(f"this table already has {self.max_listeners} spectators listening")
+        return await self.accept(f"{WATCH}:{next(self._listener_numbers)}", offer_sdp, "offer")
+
+    def listeners(self) -> int:
+        """Spectators' audio connections open now."""
+        return sum(1 for seat in self._peers if _is_listener(seat))
+
     def _attach_outbound(self, peer: Peer) -> None:
         """Send the mix on the offer's first audio transceiver; leave the rest inactive
         (a camera or second microphone would cost decoding and is never forwarded)."""
@@ -186,7 +221,8 @@ class EmbeddedRoom:
         if not audio:
             raise ValueError("the offer has no audio")
         audio[0].sender.replaceTrack(peer.outbound)
-        audio[0].direction = "sendrecv"
+        # A spectator's transceiver only sends: no upstream track is ever accepted from him.
+        audio[0].direction = "sendonly" if _is_listener(peer.seat) else "sendrecv"
         peer.gate_decoder(audio[0].receiver)
         for transceiver in peer.pc.getTransceivers():
             if transceiver is not audio[0]:
@@ -230,10 +266,12 @@ class EmbeddedRoom:
     # -- the gate and the mixer ----------------------------------------------------------
 
     def _allowed(self, seat: Seat) -> bool:
+        if _is_listener(seat):
+            return False  # a spectator is never heard, not even after the game
         return seat == HOST or self._released or seat in self._speakers
 
     def _check_seat(self, seat: object) -> None:
-        if seat == HOST:
+        if seat == HOST or _is_listener(seat):
             return
         if isinstance(seat, bool) or not isinstance(seat, int):
             raise ValueError(f"a seat is a number or 'host', not {seat!r}")
@@ -336,6 +374,10 @@ class EmbeddedRoom:
 
     def peers(self) -> Iterable[Seat]:
         return tuple(self._peers)
+
+
+def _is_listener(seat: object) -> bool:
+    return isinstance(seat, str) and seat.startswith(f"{WATCH}:")
 
 
 def _clip(mix: np.ndarray) -> np.ndarray:

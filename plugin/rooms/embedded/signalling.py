@@ -6,7 +6,9 @@ Who the caller is comes only from the token, through the `authorize` callable th
 layer passes in (plugin/signing.py signs them; this module does not know how). A token in
 the header is checked before the body is read; every body is read within MAX_BODY_BYTES.
 Errors are JSON `{"error": code, "message": text}`: 400 bad_request, 403 forbidden,
-404 no_table, 413 too_large, 503 room_stopped. A refused offer changes nothing.
+404 no_table, 413 too_large, 429 too_many_spectators, 503 room_stopped. A refused offer
+changes nothing. A spectator's watch token (authorize gives "watch") is admitted as a
+listener, with a receive-only offer only.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from starlette.routing import Route
 
 from plugin.bodies import BadBody, decode_json, read_body
 
-from .room import EmbeddedRoom
+from .room import EmbeddedRoom, RoomFull
 
 MAX_BODY_BYTES = 64 * 1024  # a browser's audio offer is 3-6 KiB
 
@@ -36,7 +38,8 @@ def rtc_routes(room_for: RoomFor, authorize: Authorize) -> list[Route]:
     """Routes answering WebRTC offers.
 
     room_for(table_id) gives the table's room or None; authorize(table_id, token) gives
-    the seat number, "host", or None (refused); it may be sync or async.
+    the seat number, "host", "watch" (a spectator, who only listens), or None (refused);
+    it may be sync or async.
     """
 
     async def admitted(table_id: str, token: str) -> int | str | None:
@@ -74,6 +77,8 @@ def rtc_routes(room_for: RoomFor, authorize: Authorize) -> list[Route]:
                 return _error(403, "forbidden", "the token does not admit you to this table")
         try:
             answer = await room.accept(seat, sdp, kind)
+        except RoomFull as error:
+            return _error(429, "too_many_spectators", str(error))
         except ValueError as error:
             return _error(400, "bad_request", str(error))
         except RuntimeError as error:

@@ -11,6 +11,7 @@ in, so this module does not depend on it).
 from __future__ import annotations
 
 import datetime
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -32,8 +33,9 @@ from plugin.rooms.livekit.seats import (
 )
 
 Seat = int | Literal["host"]
-# our link token -> (table id, seat or "host"), or None when it is not valid
-LinkVerifier = Callable[[str], "tuple[str, Seat] | None"]
+Viewer = Seat | Literal["watch"]  # "watch": a spectator (a watch link's token)
+# our link token -> (table id, seat, "host" or "watch"), or None when it is not valid
+LinkVerifier = Callable[[str], "tuple[str, Viewer] | None"]
 
 DEFAULT_TTL = datetime.timedelta(hours=6)
 
@@ -135,7 +137,31 @@ def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAUL
     return _sign(creds, BOT_IDENTITY, "Host (autohost)", grants, ttl)
 
 
-def token_for(creds: Credentials, room: str, seat: Seat) -> str:
+def spectator_token(
+    creds: Credentials, room: str, identity: str, *, ttl: datetime.timedelta = DEFAULT_TTL
+) -> str:
+    """A spectator's token (issue 17): hidden from the room, subscribes only; may publish
+    no track and no data, and update nothing of his own."""
+    grants = VideoGrants(
+        room_join=True,
+        room=room,
+        hidden=True,
+        can_publish=False,
+        can_subscribe=True,
+        can_publish_data=False,
+        can_update_own_metadata=False,
+    )
+    return _sign(creds, identity, "", grants, ttl)
+
+
+def new_spectator_identity() -> str:
+    """A fresh identity for one spectator: `watch-<random>` (no seat, never the bot's)."""
+    return f"watch-{secrets.token_hex(6)}"
+
+
+def token_for(creds: Credentials, room: str, seat: Viewer, identity: str = "") -> str:
+    if seat == "watch":
+        return spectator_token(creds, room, identity or new_spectator_identity())
     return host_token(creds, room) if seat == "host" else player_token(creds, room, seat)
 
 
@@ -217,8 +243,11 @@ def token_route(
         room = room_for_table(table)
         if room is None:
             return _refuse(404, "no_table", f"no LiveKit room for table {table!r}")
-        token = token_for(creds, room, seat)
-        identity = HOST_IDENTITY if seat == "host" else identity_for_seat(seat)
+        if seat == "watch":
+            identity = new_spectator_identity()
+        else:
+            identity = HOST_IDENTITY if seat == "host" else identity_for_seat(seat)
+        token = token_for(creds, room, seat, identity)
         return JSONResponse(
             {"url": creds.url, "room": room, "identity": identity, "seat": seat, "token": token}
         )

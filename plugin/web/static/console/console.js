@@ -153,7 +153,31 @@ function render() {
   });
   renderVote();
   renderDialog();
+  renderStream();
   renderClock();
+}
+
+// "Stream with roles" (issue 17): the stream overlay shows roles and night actions, each
+// after the delay; the server keeps the setting in the table's log and enforces the delay.
+function renderStream() {
+  const streaming = view.streaming ?? { on: false, delay: null };
+  $("stream-label").textContent = t("console.stream");
+  $("stream-delay-label").textContent = t("console.stream_delay");
+  $("stream-hint").textContent = t(streaming.on ? "console.stream_on" : "console.stream_off",
+    { seconds: streaming.delay ?? 0 });
+  $("stream-on").checked = streaming.on;
+  $("stream-on").disabled = Boolean(view.over);
+  $("stream-delay").disabled = Boolean(view.over);
+  if (streaming.on && document.activeElement !== $("stream-delay")) $("stream-delay").value = streaming.delay;
+}
+
+function sendStream() {
+  const delay = Math.round(Number($("stream-delay").value));
+  if (!Number.isFinite(delay) || delay < 0 || delay > 600) {
+    toast($("toast"), t("console.stream_bad_delay"));
+    return;
+  }
+  send("stream", { on: $("stream-on").checked, delay });
 }
 
 function renderVote() {
@@ -198,6 +222,10 @@ $("end-speech").addEventListener("click", () => send("end_speech"));
 $("undo").addEventListener("click", () => send("undo"));
 $("end-game").addEventListener("click", () => arm("end", () => send("end_game", {})));
 $("manual").addEventListener("change", (event) => send("manual", { on: event.target.checked }));
+$("stream-on").addEventListener("change", sendStream);
+$("stream-delay").addEventListener("change", () => {
+  if ($("stream-on").checked) sendStream();
+});
 // The host's own microphone: the server always forwards it, so muting is the page's job.
 $("host-mic").addEventListener("click", () => {
   micOn = !micOn;

@@ -35,27 +35,32 @@ function gatheringComplete(pc) {
  * Join the table's audio room.
  * @param {string} signalUrl  e.g. "/rtc/<table_id>/offer"
  * @param {string} token      the signed token of this page's seat (or of the host)
- * @param {{microphone?: MediaStream, ice?: RTCConfiguration}} [options]  a microphone
- *   stream to send instead of asking getUserMedia for one; an ICE configuration instead
- *   of the server's (`POST <base>/api/ice`)
+ * @param {{microphone?: MediaStream, ice?: RTCConfiguration, listenOnly?: boolean}} [options]
+ *   a microphone stream to send instead of asking getUserMedia for one; an ICE
+ *   configuration instead of the server's (`POST <base>/api/ice`); listenOnly: a
+ *   spectator's page, which asks for no microphone and offers receive-only audio (the
+ *   server refuses a spectator's offer that would send)
  * @returns {Promise<{pc: RTCPeerConnection, remoteStream: MediaStream,
  *   setSending: (on: boolean) => Promise<void>, close: () => void}>}
  */
 export async function connect(signalUrl, token, options = {}) {
-  const microphone =
+  const listenOnly = Boolean(options.listenOnly);
+  const microphone = listenOnly ? null :
     options.microphone ??
     (await navigator.mediaDevices.getUserMedia({
       audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true },
       video: false,
     }));
-  const micTrack = microphone.getAudioTracks()[0];
-  if (!micTrack) throw new Error("no microphone track");
+  const micTrack = microphone?.getAudioTracks()[0] ?? null;
+  if (!listenOnly && !micTrack) throw new Error("no microphone track");
 
   const ice = options.ice ?? (await iceConfiguration(iceUrlBeside(signalUrl, 3), token));
   const pc = new RTCPeerConnection(ice);
   const remoteStream = new MediaStream();
   pc.addEventListener("track", (event) => remoteStream.addTrack(event.track));
-  const transceiver = pc.addTransceiver(micTrack, { direction: "sendrecv", streams: [microphone] });
+  const transceiver = listenOnly
+    ? pc.addTransceiver("audio", { direction: "recvonly" })
+    : pc.addTransceiver(micTrack, { direction: "sendrecv", streams: [microphone] });
 
   await pc.setLocalDescription(await pc.createOffer());
   await gatheringComplete(pc);
@@ -78,16 +83,16 @@ export async function connect(signalUrl, token, options = {}) {
   }
   await pc.setRemoteDescription(await response.json());
 
-  let sending = true;
+  let sending = !listenOnly;
   async function setSending(on) {
-    if (on === sending) return;
+    if (listenOnly || on === sending) return;
     sending = on;
     await transceiver.sender.replaceTrack(on ? micTrack : null);
   }
 
   function close() {
     pc.close();
-    if (!options.microphone) microphone.getTracks().forEach((track) => track.stop());
+    if (microphone && !options.microphone) microphone.getTracks().forEach((track) => track.stop());
   }
 
   return { pc, remoteStream, setSending, close };

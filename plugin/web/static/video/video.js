@@ -118,6 +118,7 @@ class Mesh {
   onMessage(message) {
     switch (message.type) {
       case "welcome":
+        this.me = message.you; // a spectator learns his name ("watch:<n>") here
         for (const peer of message.peers) this.present.set(peer.seat, peer.conn);
         this.refresh();
         break;

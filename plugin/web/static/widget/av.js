@@ -17,8 +17,9 @@ const MAX_RETRY_MS = 8000;
  * first connection is refused (the caller shows why). Without a microphone (refused or
  * absent) the page still listens: it sends a silent track and calls onNoMicrophone. Each (re)connection is announced
  * with a "room" event on document (detail: media.js's connection) and window.__room.
+ * listenOnly: a spectator's page, which only listens (no microphone is asked for).
  */
-export async function startAudio({ tableId, token, audio, onBlocked, onNoMicrophone }) {
+export async function startAudio({ tableId, token, audio, onBlocked, onNoMicrophone, listenOnly = false }) {
   const signalUrl = new URL(`../../rtc/${encodeURIComponent(tableId)}/offer`, location.href).toString();
   let current = null;
   let sending = true;
@@ -30,9 +31,9 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
   async function join() {
     let room;
     try {
-      room = await connect(signalUrl, token, microphone ? { microphone } : {});
+      room = await connect(signalUrl, token, listenOnly ? { listenOnly } : microphone ? { microphone } : {});
     } catch (error) {
-      if (microphone || !["NotAllowedError", "NotFoundError", "NotReadableError"].includes(error.name)) throw error;
+      if (listenOnly || microphone || !["NotAllowedError", "NotFoundError", "NotReadableError"].includes(error.name)) throw error;
       // No microphone (refused or absent): listen anyway, sending a silent track.
       microphone = new AudioContext().createMediaStreamDestination().stream;
       onNoMicrophone?.(error);
@@ -79,7 +80,7 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
 
 /** The video tiles of issue 8, if /static/video/video.js exists and the server has its
  * `/video` signalling route; else a no-op (the overlay works without video). */
-export async function startVideoIfAvailable({ token, seat, tileFor, view }) {
+export async function startVideoIfAvailable({ token, seat, tileFor, view, camera = true }) {
   const noop = { update() {}, stop() {} };
   let module;
   try {
@@ -93,7 +94,7 @@ export async function startVideoIfAvailable({ token, seat, tileFor, view }) {
   wsUrl.search = "";
   wsUrl.hash = "";
   try {
-    return (await module.startVideo({ wsUrl: wsUrl.toString(), token, seat, tileFor, view })) ?? noop;
+    return (await module.startVideo({ wsUrl: wsUrl.toString(), token, seat, tileFor, view, camera })) ?? noop;
   } catch (error) {
     console.warn("video did not start", error);
     return noop;

@@ -85,12 +85,14 @@ export async function startPage({ debugName, onView, title, onNextGame }) {
     });
   }
 
-  /** The video tiles for `seat` (a seat number, or "host"), once; a no-op without video. */
-  function startVideo(seat) {
+  /** The video tiles for `seat` (a seat number, "host", or "watch" for a spectator, who
+   * sends no camera), once; a no-op without video. */
+  function startVideo(seat, { camera = true } = {}) {
     startVideoIfAvailable({
       token,
       seat,
       view,
+      camera,
       tileFor: (s) => ensureTiles($("tiles"), view.table.seats)(s)?.querySelector(".video"),
     }).then((handle) => {
       video = handle;

@@ -1,0 +1,112 @@
+"""Stream with roles (issue 17): the stream overlay shows roles and night actions, each only
+once the host's delay has passed since it happened.
+
+Theory of operation. The table keeps a short history of its states, each stamped with the
+moment (its clock's) it became the state. The overlay's secrets are the host's view of the
+latest state stamped at or before `now - delay`: a role dealt, a check made or a shot fired
+at time t is in that state only from t + delay on, so the server never sends one earlier,
+whatever the overlay asks. The history keeps MAX_DELAY seconds (and the one state before
+them), so any delay the host picks later has what it needs. After a restart the states are
+stamped from the log's wall-clock times, so a restart does not show anything early either.
+
+Only a stream token's page (plugin.signing, Watch.stream) is ever sent these secrets, and
+only while the setting is on; a watch link's spectators never are (they may be players'
+friends in the call).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from plugin.rules import views
+from plugin.rules.roles import BLACK
+from plugin.rules.state import GameState, Phase
+
+MAX_DELAY = 600  # seconds: the longest delay a host may set
+STREAM_RECORD = "table.stream"  # a log record: {"on": bool, "delay": seconds}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamSetting:
+    """Whether the overlay shows roles, and how many seconds after the fact."""
+
+    on: bool = False
+    delay: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.delay, bool) or not isinstance(self.delay, int):
+            raise ValueError(f"the delay is whole seconds, not {self.delay!r}")
+        if not 0 <= self.delay <= MAX_DELAY:
+            raise ValueError(f"the delay is 0..{MAX_DELAY} seconds, not {self.delay}")
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> StreamSetting:
+        return cls(on=bool(record.get("on")), delay=int(record.get("delay", 0)))
+
+    def to_record(self) -> dict[str, Any]:
+        return {"type": STREAM_RECORD, "on": self.on, "delay": self.delay}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamView:
+    """What a snapshot carries for the overlay while the setting is on: the delay, and the
+    state as of `delay` seconds ago (None: nothing is that old yet)."""
+
+    delay: int
+    delayed: GameState | None
+
+
+class StateHistory:
+    """The table's states with the moments they began, for the overlay's delay."""
+
+    def __init__(self) -> None:
+        self._states: deque[tuple[float, GameState]] = deque()
+
+    def record(self, at: float, state: GameState) -> None:
+        """`state` is the table's state from `at` on (moments never go back)."""
+        if self._states and self._states[-1][1] is state:
+            return
+        if self._states and at < self._states[-1][0]:
+            at = self._states[-1][0]
+        self._states.append((at, state))
+        # Keep MAX_DELAY seconds, plus the one state that was current when they began.
+        while len(self._states) > 1 and self._states[1][0] <= at - MAX_DELAY:
+            self._states.popleft()
+
+    def as_of(self, moment: float) -> GameState | None:
+        """The state that was current at `moment`; None before the first recorded one."""
+        found: GameState | None = None
+        for at, state in self._states:
+            if at > moment:
+                break
+            found = state
+        return found
+
+    def next_after(self, moment: float) -> float | None:
+        """The first moment after `moment` at which a recorded state began (the overlay's
+        next change is that plus the delay)."""
+        for at, _ in self._states:
+            if at > moment:
+                return at
+        return None
+
+
+def stream_secrets(stream: StreamView | None) -> dict[str, Any] | None:
+    """The overlay's `stream` field: None while the setting is off; else the delay and the
+    roles, the black team, the checks and the night's shots of the delayed state."""
+    if stream is None:
+        return None
+    state = stream.delayed
+    if state is None or not state.roles or state.phase is Phase.LOBBY:  # dealt, not begun
+        return {"delay": stream.delay, "roles": {}, "black": [], "checks": [], "shots": []}
+    host = views.host_view(state)
+    black = [seat for seat, role in enumerate(state.roles, start=1) if role in BLACK]
+    return {
+        "delay": stream.delay,
+        "roles": host["roles"],
+        "black": black,
+        "checks": host["checks"],
+        "shots": host["shots"],
+    }
