@@ -8,6 +8,7 @@ the voice, from one ServerOptions; and the one way it runs (plugin.server.http).
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import secrets
 import socket
@@ -149,6 +150,11 @@ async def run(
     ) as where:
         if options.base_url is None:  # links carry the port actually picked
             hosting.server.config = replace(hosting.server.config, base_url=where.url)
+        # What the start made (modules, the tables loaded, the voice's phrases) lives as long
+        # as the server: the collector's full passes skip it from now on (half of each
+        # pass's time with 50 tables, bench/load.py: a pause every widget waits through).
+        gc.collect()
+        gc.freeze()
         print(f"{name}: listening on {where.url} (db {_shown(options.db)})", flush=True)
         async with session(hosting, where) if session else _nothing():
             await wait_stopped(where)
