@@ -59,11 +59,13 @@ async def widgets(port: int, tables: int, first_seed: int, pace: float) -> None:
     seconds the parent sends ("go S"), print the ledger as JSON."""
     server = ServerProcess(Path("unused"), port=port)  # started by the parent: port and API
     drivers = await open_tables(server, tables, first_seed=first_seed)
-    # What these 12 × N sockets allocated so far is kept for good: the collector's full
-    # passes over it would stop this process's reading (the widgets' own pauses, which are
-    # not the server's latency) for tens of milliseconds.
+    # What these 12 × N sockets allocated so far is kept for good, and the young
+    # generations are collected seldom: the collector's passes would stop this process's
+    # reading for tens of milliseconds (the widgets' own pauses, not the server's latency;
+    # 600 browsers do not share one collector).
     gc.collect()
     gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
     print("ready", flush=True)
     line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     seconds = float(line.split()[1])

@@ -127,7 +127,15 @@ class TableDriver:
         # A vote window long enough that only the voters close it (no race with the clock).
         window = {"simultaneous_window_seconds": 3600}
         body = {"seats": 10, "seed": seed, "overrides": {**window, **(overrides or {})}}
-        answer = await http.post("/api/tables", json=body)
+        for attempt in range(3):
+            try:
+                answer = await http.post("/api/tables", json=body)
+                break
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                # A kept-alive connection the server closed as it was reused (a busy
+                # machine): ask again. At worst an extra table nobody joins.
+                if attempt == 2:
+                    raise
         links = answer.json()
         if answer.status_code != 201:
             raise RuntimeError(f"table not created: {links}")
