@@ -94,6 +94,7 @@ async def main(tables: int, seconds: float, pace: float, processes: int) -> dict
                     sys.executable, __file__, "--worker", str(server.port), "--tables",
                     str(share), "--first-seed", str(first), "--pace", str(pace),
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    limit=1 << 28,  # its ledger comes as one line of JSON
                 ))  # fmt: skip
             for worker in workers:
                 assert worker.stdout is not None
