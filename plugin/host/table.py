@@ -381,6 +381,7 @@ class Table:
                 await self._safely(self.room.set_speakers(frozenset(self.state.speakers)))
             elif not failures:
                 self.state = state
+            spoken: list[fx.Announce] = []
             for (index, _, effects, _, _), result in zip(accepted, results, strict=True):
                 if isinstance(result, BaseException):
                     code = "log_unavailable" if isinstance(result, LogUnavailable) else "internal"
@@ -388,9 +389,10 @@ class Table:
                 else:
                     outcomes[index] = Outcome(ok=True, seq=result)
                     if not failures:
-                        await self._carry_out(effects)
+                        spoken += await self._carry_out(effects)
             if len(failures) < len(results):
                 await self._changed()
+            await self._speak(spoken)
         return [outcome or Outcome(ok=False, code="internal") for outcome in outcomes]
 
     async def _handle(self, job: _Job) -> Outcome:
@@ -421,8 +423,9 @@ class Table:
             # The host moved the game on: the bot does not go on reading, over the next
             # speaker, what it had queued for the moments he skipped.
             await self._safely(self.voice.skip_queued())
-        await self._carry_out(effects)
+        spoken = await self._carry_out(effects)
         await self._changed()
+        await self._speak(spoken)
         return Outcome(ok=True, seq=seq)
 
     async def _handle_clock(self, command: Command) -> Outcome:
@@ -442,8 +445,9 @@ class Table:
             return Outcome(ok=False, code=refusal.reason, message=refusal.message)
         seq = await self.log.commit(self.id, to_record(event), source=CLOCK)
         self.state = new_state
-        await self._carry_out(effects)
+        spoken = await self._carry_out(effects)
         await self._changed()
+        await self._speak(spoken)
         return Outcome(ok=True, seq=seq)
 
     async def _handle_table_command(self, command: Command) -> Outcome:
@@ -511,10 +515,14 @@ class Table:
 
     # --- effects -----------------------------------------------------------------------
 
-    async def _carry_out(self, effects: list[Effect]) -> None:
+    async def _carry_out(self, effects: list[Effect]) -> list[fx.Announce]:
+        """Every effect but the voice's, in order; the announcements are returned, to be
+        spoken (`_speak`) once the table has published: rendering a phrase costs the loop
+        a few milliseconds that the widgets need not wait for."""
+        spoken = []
         for effect in effects:
             if isinstance(effect, fx.Announce):
-                await self._say(effect.key, effect.params)
+                spoken.append(effect)
             elif isinstance(effect, fx.SetSpeakers):
                 await self._safely(self.room.set_speakers(frozenset(effect.seats)))
             elif isinstance(effect, fx.StartTimer):
@@ -532,6 +540,11 @@ class Table:
             # The engine's state is the truth: no timer there, none here (a dialog waiting
             # for the live host may come without a StopTimer effect).
             self.countdown.stop()
+        return spoken
+
+    async def _speak(self, announcements: list[fx.Announce]) -> None:
+        for announcement in announcements:
+            await self._say(announcement.key, announcement.params)
 
     async def _say(self, key: str, params: Mapping[str, Any], *, urgent: bool = False) -> None:
         await self._safely(self.voice.announce(key, dict(params), urgent=urgent))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import gc
 import os
 import secrets
 import socket
@@ -190,6 +191,11 @@ async def _serve(options: ServerOptions, name: str, session: Session | None) -> 
     ) as where:
         if options.base_url is None:  # links carry the port actually picked
             hosting.server.config = replace(hosting.server.config, base_url=where.url)
+        # What the start made (modules, the tables loaded, the voice's phrases) lives as long
+        # as the server: the collector's full passes skip it from now on (half of each
+        # pass's time with 50 tables, bench/load.py: a pause every widget waits through).
+        gc.collect()
+        gc.freeze()
         print(f"{name}: listening on {where.url} (db {_shown(options.db)})", flush=True)
         async with session(hosting, where) if session else _nothing():
             await wait_stopped(where)

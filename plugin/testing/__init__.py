@@ -45,6 +45,7 @@ from .load import (
     TableDriver,
     lost_votes,
     open_tables,
+    play_tables,
     run_load,
 )
 from .loopback import free_port, serve
@@ -80,6 +81,7 @@ __all__ = [
     "next_id",
     "open_tables",
     "percentile",
+    "play_tables",
     "run_load",
     "serve",
     "socket_url",

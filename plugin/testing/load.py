@@ -19,6 +19,7 @@ import random
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,8 @@ class Ledger:
     games_over: int = 0
     halted: bool = False  # the server is going away on purpose: lost connections are expected
     ack_ms: list[float] = field(default_factory=list, repr=False)  # message -> its ack
+    # vote -> all widgets, measured by another process (bench/load.py's widget processes)
+    measured_ms: list[float] = field(default_factory=list, repr=False)
 
     def error(self, code: str, detail: str) -> None:
         self.errors[code] += 1
@@ -66,12 +69,39 @@ class Ledger:
 
     def vote_latencies_ms(self) -> list[float]:
         """Vote sent → the last of the table's widgets has a state that includes it."""
-        found = []
+        found = list(self.measured_ms)
         for sent, version, widgets in self.timings:
             moments = [w.reached(version) for w in widgets]
             if all(m is not None for m in moments):
                 found.append((max(m for m in moments if m is not None) - sent) * 1000)
         return found
+
+    def to_json(self) -> dict[str, Any]:
+        """What another process needs of this ledger (`merge` reads it back)."""
+        return {
+            "acked": [
+                [a.table_id, a.seat, a.client_id, a.kind, a.value, a.round_key] for a in self.acked
+            ],
+            "errors": dict(self.errors),
+            "error_samples": self.error_samples,
+            "messages": dict(self.messages),
+            "games_over": self.games_over,
+            "ack_ms": self.ack_ms,
+            "latencies_ms": self.vote_latencies_ms(),
+        }
+
+    def merge(self, other: dict[str, Any]) -> None:
+        """Add what another process's ledger holds (its `to_json`)."""
+        self.acked += [
+            AckedVote(table, seat, client, kind, value, tuple(key))
+            for table, seat, client, kind, value, key in other["acked"]
+        ]
+        self.errors.update(other["errors"])
+        self.error_samples += other["error_samples"][: max(0, 20 - len(self.error_samples))]
+        self.messages.update(other["messages"])
+        self.games_over += other["games_over"]
+        self.ack_ms += other["ack_ms"]
+        self.measured_ms += other["latencies_ms"]
 
 
 # --- one table -------------------------------------------------------------------------------
@@ -97,7 +127,15 @@ class TableDriver:
         # A vote window long enough that only the voters close it (no race with the clock).
         window = {"simultaneous_window_seconds": 3600}
         body = {"seats": 10, "seed": seed, "overrides": {**window, **(overrides or {})}}
-        answer = await http.post("/api/tables", json=body)
+        for attempt in range(3):
+            try:
+                answer = await http.post("/api/tables", json=body)
+                break
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                # A kept-alive connection the server closed as it was reused (a busy
+                # machine): ask again. At worst an extra table nobody joins.
+                if attempt == 2:
+                    raise
         links = answer.json()
         if answer.status_code != 201:
             raise RuntimeError(f"table not created: {links}")
@@ -280,8 +318,55 @@ async def run_load(
 ) -> LoadFigures:
     """Play every table for `seconds` (or until `stop` is set); a finished game is replaced
     by a new table so the load keeps flowing. `drivers` gets the new tables too."""
+    cpu0, client0 = server.cpu_seconds(), time.process_time()
+    peak_rss = server.rss_mb()
+
+    def sample() -> None:
+        nonlocal peak_rss
+        with contextlib.suppress(OSError):  # the process may be gone (crash tests)
+            peak_rss = max(peak_rss, server.rss_mb())
+
+    took = await play_tables(
+        server,
+        drivers,
+        ledger,
+        seconds=seconds,
+        pace=pace,
+        stop=stop,
+        overrides=overrides,
+        each_second=sample,
+    )
+    try:
+        cpu = server.cpu_seconds() - cpu0
+    except OSError:
+        cpu = float("nan")
+    client = time.process_time() - client0
+    return LoadFigures(
+        seconds=took,
+        server_cpu_percent=100 * cpu / took,
+        server_rss_mb=peak_rss,
+        client_cpu_percent=100 * client / took,
+    )
+
+
+async def play_tables(
+    server: ServerProcess,
+    drivers: list[TableDriver],
+    ledger: Ledger,
+    *,
+    seconds: float,
+    pace: float = 0.3,
+    stop: asyncio.Event | None = None,
+    overrides: dict[str, Any] | None = None,
+    each_second: Callable[[], None] = lambda: None,
+    replacement_seed: int = 0,
+) -> float:
+    """`run_load` without the figures: only `server.port` and `server.http()` are used, so
+    another process (bench/load.py's widget processes) can drive tables of a server it did
+    not start. New tables are dealt from `replacement_seed` on (0: 10 000 + the tables
+    given). The seconds it played."""
     stop = stop or asyncio.Event()
-    seeds = itertools.count(10_000 + len(drivers))
+    seeds = itertools.count(replacement_seed or 10_000 + len(drivers))
 
     async def keep_playing(driver: TableDriver, http: httpx.AsyncClient) -> None:
         while not stop.is_set():
@@ -296,27 +381,15 @@ async def run_load(
                 return
             drivers.append(driver)
 
-    cpu0, client0, started = server.cpu_seconds(), time.process_time(), time.perf_counter()
-    peak_rss = server.rss_mb()
+    started = time.perf_counter()
     async with server.http() as http:
         tasks = [asyncio.create_task(keep_playing(d, http)) for d in list(drivers)]
         deadline = started + seconds
         while not stop.is_set() and time.perf_counter() < deadline:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), min(1.0, deadline - time.perf_counter()))
-            with contextlib.suppress(OSError):  # the process may be gone (crash tests)
-                peak_rss = max(peak_rss, server.rss_mb())
+            each_second()
         took = time.perf_counter() - started
-        try:
-            cpu = server.cpu_seconds() - cpu0
-        except OSError:
-            cpu = float("nan")
         stop.set()
         await asyncio.gather(*tasks)
-    client = time.process_time() - client0
-    return LoadFigures(
-        seconds=took,
-        server_cpu_percent=100 * cpu / took,
-        server_rss_mb=peak_rss,
-        client_cpu_percent=100 * client / took,
-    )
+    return took

@@ -62,7 +62,8 @@ class Connection:
 
     def push_state(self, data: bytes) -> None:
         # Latest state wins: an unsent older state is useless once a newer one exists.
-        self._outbox = deque(item for item in self._outbox if item[0] != "state")
+        if self._outbox:  # (mostly empty: the writer keeps up)
+            self._outbox = deque(item for item in self._outbox if item[0] != "state")
         self._outbox.append(("state", data))
         self._ready.set()
 
