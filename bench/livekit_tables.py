@@ -1,7 +1,7 @@
 """LiveKit tables per core: many live tables in one server, players in another process.
 
     .venv/bin/python bench/livekit_tables.py [--tables 10] [--players 2] [--seconds 30]
-                                             [--turn-every 5] [--no-voice]
+                                             [--turn-every 5] [--no-voice] [--bot-quiet S]
 
 One server (this process: the assembly of `autohost serve --room livekit`, listening on the
 LiveKit server's webhook port so webhooks count) hosts `--tables` tables of 7 seats, each
@@ -109,6 +109,8 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
             )
             table = await registry.create(settings, f"bench{number:02d}")
             hosted = tables_.hosted[table.id]
+            if args.bot_quiet is not None:
+                hosted.bot.quiet_after = args.bot_quiet
             hosted.room.set_speakers = timed(hosted.room, turn_ms, recording, waited)  # type: ignore[method-assign]
             tables.append(table)
         tokens = [
@@ -236,4 +238,10 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--turn-every", type=float, default=5.0)
     parser.add_argument("--no-voice", action="store_true")
+    parser.add_argument(
+        "--bot-quiet",
+        type=float,
+        default=None,
+        help="seconds of quiet before a bot unpublishes (default: the bot's)",
+    )
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

@@ -2,8 +2,13 @@
 
 It publishes one microphone track fed from an `rtc.AudioSource(48000, 1)`; the voice
 hands it 20 ms frames of 16-bit mono PCM at 48 kHz (960 samples), the same cached PCM
-the embedded room plays. `capture_frame` waits while the source's queue is full, which
-paces a producer that runs ahead of real time. The bot also sees who joins and leaves
+the embedded room plays, in real time. The bot captures them in chunks of 100 ms: every
+`capture_frame` is an FFI request and an FFI event that the SDK hands to every room of
+the process, so 20 ms captures cost ~1.2 % of a core per speaking bot in Python alone
+(measured). A phrase therefore starts 80 ms after its first frame; a pause inside it
+(under 100 ms of silence) is sent as it is, and the end of a phrase is sent at once.
+`capture_frame` waits while the source's queue is full, which paces a producer that runs
+ahead of real time. The bot also sees who joins and leaves
 and passes that to the room (the same events the webhook brings; duplicates are fine).
 The SDK resumes a dropped connection by itself; when the room is lost for good anyway
 (removed by an admin, server restarted, or another participant joined with the bot's
@@ -11,13 +16,16 @@ identity and LiveKit replaced us) the bot joins again with backoff, on the same 
 source. A duplicate is logged and counted: the bot's identity proves nothing by itself, the
 room trusts only the session the bot reports (`on_session`, LiveKitRoom.bot_joined).
 
-A bot that says nothing costs next to nothing. A published track costs its encoder ~1.5 %
-of a core even when nothing is captured (the SDK encodes silence: measured, bench/
-livekit_tables.py), so the track is published at the first sound and unpublished after
-`quiet_after` seconds without one (a playing table speaks at every turn and keeps it; a
-table in its lobby, finished or waiting for its host drops it). Frames of silence are not
-captured, and a voice whose frames end (SilentVoice) ends the bot's playing at once. The
-first phrase after a quiet spell starts ~0.3 s late (the publish), none is cut.
+A bot that says nothing costs next to nothing. A published track costs its encoder and
+the source's 10 ms capture thread ~2 % of a core even when nothing is captured (the SDK
+encodes silence; muting does not stop it: measured), so the track is published at the
+first sound and unpublished after `quiet_after` seconds without one, on a timer (the
+announcer's clock stops sending frames when it rests). Frames of silence are not
+captured, and a voice whose frames end (SilentVoice) ends the bot's playing at once.
+A fresh track loses what is sent before its listeners have subscribed (~0.2 s, measured),
+so the publish runs in the background while frames are read and kept, and the phrase
+is sent once someone subscribed (at most SUBSCRIBE_SECONDS): the first phrase after a
+quiet spell starts ~0.2-0.5 s late, none is cut.
 """
 
 from __future__ import annotations
@@ -45,7 +53,7 @@ CHUNK_FRAMES = 5  # 100 ms per capture: each capture is an FFI call and event, 5
 RUN_END_FRAMES = 5  # 100 ms of silence ends a phrase (shorter pauses are sent as they are)
 SUBSCRIBE_SECONDS = 1.0  # the longest a fresh track waits for its first subscriber
 PENDING_FRAMES = 250  # 5 s kept while the track is being published
-QUIET_SECONDS = 90.0  # longer than a speech: a playing table keeps its track
+QUIET_SECONDS = 10.0  # a table between its phrases drops it during a speech (60 s)
 DISCONNECT_SECONDS = 5.0
 
 
@@ -177,8 +185,8 @@ class LiveKitBot:
             else:
                 self.frames_skipped += 1
                 quiet_for = now - self._last_sound
-                if not self._pending and self._publication is not None and quiet_for > self.quiet_after:
-                    await self._unpublish()
+                if self._publication is not None and quiet_for > self.quiet_after:
+                    await self._unpublish()  # nothing pending: this frame was not kept
             # A whole chunk goes as soon as it is there; the end of a phrase right away.
             await self._flush(everything=quiet >= RUN_END_FRAMES)
         await self._flush(everything=True, wait=True)
@@ -227,6 +235,9 @@ class LiveKitBot:
             await self._source.capture_frame(frame)
             self.frames_sent += len(chunk)
             self.captures += 1
+            # Quiet counts from the end of what is queued, not from when it was read.
+            played = asyncio.get_running_loop().time() + self._source.queued_duration
+            self._last_sound = max(self._last_sound, played)
 
     @property
     def publishing(self) -> bool:
@@ -244,10 +255,11 @@ class LiveKitBot:
             started = loop.time()
             self._subscribed.clear()
             publication = await self.room.local_participant.publish_track(track, options)
-            if self.room.remote_participants:  # what is sent before they subscribe is lost
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(SUBSCRIBE_SECONDS):
-                        await self._subscribed.wait()
+            # What is sent before a listener subscribed is lost. Waited for even when the
+            # bot sees nobody yet: a player's join may not have reached us.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SUBSCRIBE_SECONDS):
+                    await self._subscribed.wait()
             self.publish_seconds.append(loop.time() - started)
             self._publication = publication.sid
             self.publishes += 1
