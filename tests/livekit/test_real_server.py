@@ -168,8 +168,12 @@ async def test_a_player_who_rejoins_gets_seat_and_permission_back(creds, room_na
         presence.append((seat, joined))
 
     room.on_presence(record)
-    bot = LiveKitBot(
-        creds.url, bot_token(creds, room_name), events=room, on_session=room.bot_joined
+    bot = LiveKitBot(  # its track stays for the whole test, however slow the machine
+        creds.url,
+        bot_token(creds, room_name),
+        events=room,
+        on_session=room.bot_joined,
+        quiet_after=3600,
     )
     await room.start()
     await bot.start()
@@ -285,7 +289,9 @@ async def test_an_announcement_reaches_a_listener_through_the_bot(creds, room_na
 
 
 async def test_a_removed_bot_joins_again_and_publishes(creds, room_name):
-    bot = LiveKitBot(creds.url, lambda: bot_token(creds, room_name), rejoin_delay=0.05)
+    bot = LiveKitBot(
+        creds.url, lambda: bot_token(creds, room_name), rejoin_delay=0.05, quiet_after=3600
+    )
     await bot.start()
     try:
         await bot.play(tone_frames(550.0, frames=5))  # it speaks, so it publishes again

@@ -52,7 +52,7 @@ SILENCE = bytes(FRAME_BYTES)
 CHUNK_FRAMES = 5  # 100 ms per capture: each capture is an FFI call and event, 5 times fewer
 RUN_END_FRAMES = 5  # 100 ms of silence ends a phrase (shorter pauses are sent as they are)
 SUBSCRIBE_SECONDS = 1.0  # the longest a fresh track waits for its first subscriber
-PENDING_FRAMES = 250  # 5 s kept while the track is being published
+PENDING_FRAMES = 150  # 3 s kept while the track is being published
 QUIET_SECONDS = 10.0  # a table between its phrases drops it during a speech (60 s)
 DISCONNECT_SECONDS = 5.0
 
@@ -218,10 +218,13 @@ class LiveKitBot:
         if wait and self._publication is None and self._publish_task is not None:
             await asyncio.gather(self._publish_task, return_exceptions=True)
         if self._publication is None:
-            if len(self._pending) > PENDING_FRAMES:  # the publish is failing: keep the last
-                dropped = len(self._pending) - PENDING_FRAMES
-                del self._pending[:dropped]
-                self.frames_dropped += dropped
+            failed = self._publish_task is not None and self._publish_task.done()
+            if failed or len(self._pending) > PENDING_FRAMES:
+                # The publish failed (the next sound tries again) or is very slow: what it
+                # held is dropped, never played late as if it were news.
+                self.frames_dropped += len(self._pending)
+                self._pending.clear()
+                self._run_started = None
             return
         while len(self._pending) >= CHUNK_FRAMES or (everything and self._pending):
             chunk, self._pending = self._pending[:CHUNK_FRAMES], self._pending[CHUNK_FRAMES:]
