@@ -1,7 +1,7 @@
 """LiveKit tables per core: many live tables in one server, players in another process.
 
     .venv/bin/python bench/livekit_tables.py [--tables 10] [--players 2] [--seconds 30]
-                                             [--turn-every 5] [--no-voice]
+                                             [--turn-every 5] [--no-voice] [--bot-quiet S]
 
 One server (this process: the assembly of `autohost serve --room livekit`, listening on the
 LiveKit server's webhook port so webhooks count) hosts `--tables` tables of 7 seats, each
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import json
 import os
 import statistics
@@ -108,6 +109,8 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
             )
             table = await registry.create(settings, f"bench{number:02d}")
             hosted = tables_.hosted[table.id]
+            if args.bot_quiet is not None:
+                hosted.bot.quiet_after = args.bot_quiet
             hosted.room.set_speakers = timed(hosted.room, turn_ms, recording, waited)  # type: ignore[method-assign]
             tables.append(table)
         tokens = [
@@ -152,7 +155,14 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
             playing = [asyncio.create_task(play(t, i * step)) for i, t in enumerate(tables)]
             await asyncio.sleep(args.turn_every)  # every table had its first turn
             recording[0] = True
+            profile = os.environ.get("LIVEKIT_BENCH_PROFILE")  # a file: cProfile the loop
+            profiler = cProfile.Profile() if profile else None
+            if profiler is not None:
+                profiler.enable()
             busy_cpu, busy_wall = await window(args.seconds, "playing")
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(profile)
             recording[0] = False
             stop.set()
             await asyncio.gather(*playing)
@@ -165,6 +175,16 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
             except subprocess.TimeoutExpired:
                 players.kill()
                 players.wait()
+    bots = [tables_.hosted[t.id].bot for t in tables]
+    starts = sorted(d * 1000 for b in bots for d in b.start_delays)
+    publishes = sorted(d * 1000 for b in bots for d in b.publish_seconds)
+    captures = sum(b.captures for b in bots)
+    print(
+        f"bots: {sum(b.frames_sent for b in bots)} frames sent in {captures} captures, "
+        f"{sum(b.publishes for b in bots)} publishes (p50 {_median(publishes)} ms, max "
+        f"{_top(publishes)} ms); a phrase's first frame to its capture p50 "
+        f"{_median(starts)} ms, max {_top(starts)} ms"
+    )
     per_table = busy_cpu / busy_wall * 100 / len(tables)
     slowest = [round(ms, 1) for ms in sorted(turn_ms)[-5:]]
     idle_per_table = idle_cpu / idle_wall * 100 / len(tables)
@@ -183,7 +203,17 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
         "livekit_idle_table_cpu_percent": round(idle_per_table, 2),
         "livekit_tables_turn_change_p50_ms": round(statistics.median(turn_ms), 1),
         "livekit_tables_turn_change_max_ms": round(max(turn_ms), 1),
+        "livekit_bot_phrase_start_p50_ms": _median(starts),
+        "livekit_bot_phrase_start_max_ms": _top(starts),
     }
+
+
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 1) if values else None
+
+
+def _top(values: list[float]) -> float | None:
+    return round(max(values), 1) if values else None
 
 
 async def main(args: argparse.Namespace) -> dict[str, float | None]:
@@ -194,7 +224,8 @@ async def main(args: argparse.Namespace) -> dict[str, float | None]:
         return dict.fromkeys(
             ["livekit_tables_per_core", "livekit_table_cpu_percent",
              "livekit_idle_table_cpu_percent", "livekit_tables_turn_change_p50_ms",
-             "livekit_tables_turn_change_max_ms"]
+             "livekit_tables_turn_change_max_ms", "livekit_bot_phrase_start_p50_ms",
+             "livekit_bot_phrase_start_max_ms"]
         )  # fmt: skip
     with tempfile.TemporaryDirectory() as folder, running_server(binary, Path(folder)) as lk:
         return await run(args, lk, Path(folder))
@@ -207,4 +238,10 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--turn-every", type=float, default=5.0)
     parser.add_argument("--no-voice", action="store_true")
+    parser.add_argument(
+        "--bot-quiet",
+        type=float,
+        default=None,
+        help="seconds of quiet before a bot unpublishes (default: the bot's)",
+    )
     print(json.dumps(asyncio.run(main(parser.parse_args()))))

@@ -203,6 +203,7 @@ async def test_a_duplicate_bot_is_reported_and_the_bot_comes_back(creds, room_na
         events=room,
         on_session=room.bot_joined,
         rejoin_delay=0.05,
+        quiet_after=3600,  # its track must come back with it, however slow the rejoin
     )
     await room.start()
     await bot.start()

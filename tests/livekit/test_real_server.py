@@ -73,6 +73,48 @@ async def test_the_bots_voice_is_published_and_heard(creds, room_name):
         await bot.stop()
 
 
+async def test_a_phrase_after_a_quiet_spell_is_heard_from_its_first_syllable(creds, room_name):
+    """The bot unpublishes when quiet and publishes again at the next phrase: what it sent
+    before the listener had subscribed to the fresh track would be lost (about 0.2 s was),
+    so the phrase is held until then, and heard whole."""
+    bot = LiveKitBot(creds.url, bot_token(creds, room_name), quiet_after=0.2)
+    await bot.start()
+    listener = rtc.Room()
+    loud: list[int] = []  # 10 ms frames heard with the tone in them
+    tasks: list[asyncio.Task[None]] = []
+
+    async def listen(track: rtc.Track) -> None:
+        stream = rtc.AudioStream(track, sample_rate=48000, num_channels=1)
+        async for event in stream:
+            if int(np.abs(np.frombuffer(event.frame.data, np.int16)).max()) > 1000:
+                loud.append(1)
+
+    listener.on(
+        "track_subscribed", lambda track, *_: tasks.append(asyncio.create_task(listen(track)))
+    )
+
+    async def silence(frames: int):
+        for _ in range(frames):
+            yield bytes(1920)
+            await asyncio.sleep(0.02)
+
+    await listener.connect(creds.url, player_token(creds, room_name, 1))
+    try:
+        for attempt in ("first publish", "after a quiet spell"):
+            loud.clear()
+            await bot.play(tone_frames(440.0, frames=25))  # 0.5 s: 50 frames of 10 ms
+            await bot.play(silence(50))  # a second of quiet: the track goes
+            await eventually(lambda: not bot.publishing, "the bot is quiet, unpublished")
+            assert len(loud) >= 45, f"{attempt}: heard {len(loud) * 10} ms of a 500 ms phrase"
+        assert bot.publishes == 2
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await listener.disconnect()
+        await bot.stop()
+
+
 async def test_only_the_speakers_microphone_stays_published(creds, room_name):
     players = [Player(creds, room_name, seat) for seat in (1, 2, 3)]
     for player in players:
@@ -126,8 +168,12 @@ async def test_a_player_who_rejoins_gets_seat_and_permission_back(creds, room_na
         presence.append((seat, joined))
 
     room.on_presence(record)
-    bot = LiveKitBot(
-        creds.url, bot_token(creds, room_name), events=room, on_session=room.bot_joined
+    bot = LiveKitBot(  # its track stays for the whole test, however slow the machine
+        creds.url,
+        bot_token(creds, room_name),
+        events=room,
+        on_session=room.bot_joined,
+        quiet_after=3600,
     )
     await room.start()
     await bot.start()
@@ -243,7 +289,9 @@ async def test_an_announcement_reaches_a_listener_through_the_bot(creds, room_na
 
 
 async def test_a_removed_bot_joins_again_and_publishes(creds, room_name):
-    bot = LiveKitBot(creds.url, lambda: bot_token(creds, room_name), rejoin_delay=0.05)
+    bot = LiveKitBot(
+        creds.url, lambda: bot_token(creds, room_name), rejoin_delay=0.05, quiet_after=3600
+    )
     await bot.start()
     try:
         await bot.play(tone_frames(550.0, frames=5))  # it speaks, so it publishes again

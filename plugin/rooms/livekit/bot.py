@@ -2,8 +2,13 @@
 
 It publishes one microphone track fed from an `rtc.AudioSource(48000, 1)`; the voice
 hands it 20 ms frames of 16-bit mono PCM at 48 kHz (960 samples), the same cached PCM
-the embedded room plays. `capture_frame` waits while the source's queue is full, which
-paces a producer that runs ahead of real time. The bot also sees who joins and leaves
+the embedded room plays, in real time. The bot captures them in chunks of 100 ms: every
+`capture_frame` is an FFI request and an FFI event that the SDK hands to every room of
+the process, so 20 ms captures cost ~1.2 % of a core per speaking bot in Python alone
+(measured). A phrase therefore starts 80 ms after its first frame; a pause inside it
+(under 100 ms of silence) is sent as it is, and the end of a phrase is sent at once.
+`capture_frame` waits while the source's queue is full, which paces a producer that runs
+ahead of real time. The bot also sees who joins and leaves
 and passes that to the room (the same events the webhook brings; duplicates are fine).
 The SDK resumes a dropped connection by itself; when the room is lost for good anyway
 (removed by an admin, server restarted, or another participant joined with the bot's
@@ -11,19 +16,24 @@ identity and LiveKit replaced us) the bot joins again with backoff, on the same 
 source. A duplicate is logged and counted: the bot's identity proves nothing by itself, the
 room trusts only the session the bot reports (`on_session`, LiveKitRoom.bot_joined).
 
-A bot that says nothing costs next to nothing. A published track costs its encoder ~1.5 %
-of a core even when nothing is captured (the SDK encodes silence: measured, bench/
-livekit_tables.py), so the track is published at the first sound and unpublished after
-`quiet_after` seconds without one (a playing table speaks at every turn and keeps it; a
-table in its lobby, finished or waiting for its host drops it). Frames of silence are not
-captured, and a voice whose frames end (SilentVoice) ends the bot's playing at once. The
-first phrase after a quiet spell starts ~0.3 s late (the publish), none is cut.
+A bot that says nothing costs next to nothing. A published track costs its encoder and
+the source's 10 ms capture thread ~2 % of a core even when nothing is captured (the SDK
+encodes silence; muting does not stop it: measured), so the track is published at the
+first sound and unpublished after `quiet_after` seconds without one, on a timer (the
+announcer's clock stops sending frames when it rests). Frames of silence are not
+captured, and a voice whose frames end (SilentVoice) ends the bot's playing at once.
+A fresh track loses what is sent before its listeners have subscribed (~0.2 s, measured),
+so the publish runs in the background while frames are read and kept, and the phrase
+is sent once someone subscribed (at most SUBSCRIBE_SECONDS): the first phrase after a
+quiet spell starts ~0.2-0.5 s late, none is cut.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections import deque
 from collections.abc import AsyncIterable, Awaitable, Callable
 from typing import Any
 
@@ -39,7 +49,11 @@ SAMPLE_RATE = 48_000
 FRAME_SAMPLES = 960  # 20 ms at 48 kHz
 FRAME_BYTES = FRAME_SAMPLES * 2
 SILENCE = bytes(FRAME_BYTES)
-QUIET_SECONDS = 90.0  # longer than a speech: a playing table keeps its track
+CHUNK_FRAMES = 5  # 100 ms per capture: each capture is an FFI call and event, 5 times fewer
+RUN_END_FRAMES = 5  # 100 ms of silence ends a phrase (shorter pauses are sent as they are)
+SUBSCRIBE_SECONDS = 1.0  # the longest a fresh track waits for its first subscriber
+PENDING_FRAMES = 150  # 3 s kept while the track is being published
+QUIET_SECONDS = 10.0  # a table between its phrases drops it during a speech (60 s)
 DISCONNECT_SECONDS = 5.0
 
 
@@ -55,7 +69,7 @@ class LiveKitBot:
         token: str | Callable[[], str],
         *,
         events: RoomEvents | None = None,
-        queue_ms: int = 200,
+        queue_ms: int = 1000,
         rejoin_delay: float = 0.5,
         on_session: Callable[[str], Awaitable[None]] | None = None,
         quiet_after: float = QUIET_SECONDS,
@@ -64,6 +78,14 @@ class LiveKitBot:
         self.room = rtc.Room()
         self.frames_sent = 0
         self.frames_skipped = 0  # silence, not sent
+        self.frames_dropped = 0  # kept too long while a publish failed
+        self.captures = 0  # capture_frame calls (chunks)
+        # seconds from a phrase's first frame to its first capture (the publish, the chunk)
+        self.start_delays: deque[float] = deque(maxlen=1024)
+        self._pending: list[bytes] = []  # frames read, not yet captured
+        self._run_started: float | None = None  # the current phrase's first frame, until sent
+        self._publish_task: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()  # someone subscribed to the track just published
         self.rejoins = 0
         self.duplicates = 0  # times another participant joined with our identity
         self._on_session = on_session
@@ -71,10 +93,13 @@ class LiveKitBot:
         self._rejoin_delay = rejoin_delay
         self._stopping = False
         self._events = events
-        self._queue_ms = queue_ms  # short: an urgent phrase must not wait behind a second
+        # Room for the chunks read while the track was being published; an urgent phrase
+        # does not wait behind it (interrupt clears it).
+        self._queue_ms = queue_ms
         self._source: rtc.AudioSource | None = None
         self.quiet_after = quiet_after
         self.publishes = 0
+        self.publish_seconds: deque[float] = deque(maxlen=1024)  # each publish_track call
         self._publication: str | None = None  # the voice track's sid while it is published
         self._last_sound = 0.0
         self._publishing = asyncio.Lock()
@@ -95,6 +120,7 @@ class LiveKitBot:
         room.on("participant_connected", self._joined)
         room.on("participant_disconnected", self._left)
         room.on("disconnected", self._disconnected)
+        room.on("local_track_subscribed", lambda *_: self._subscribed.set())
         token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
         self.room = room
@@ -136,26 +162,85 @@ class LiveKitBot:
                 return
 
     async def play(self, frames: AsyncIterable[PcmFrame | bytes]) -> None:
-        """Send every frame of `frames` (20 ms, 960 int16 samples each) into the track."""
+        """Send every frame of `frames` (20 ms, 960 int16 samples each) into the track, in
+        chunks of CHUNK_FRAMES; returns once the last one is captured."""
         if not self._started or self._stopping:
             raise RuntimeError("LiveKitBot.play before start or after stop")
+        quiet = RUN_END_FRAMES  # silent frames in a row since the last sound
         async for pcm in frames:
             data = bytes(pcm)
             if len(data) != FRAME_BYTES:
                 raise ValueError(f"a voice frame is {FRAME_BYTES} bytes (20 ms), not {len(data)}")
             now = asyncio.get_running_loop().time()
-            if data == SILENCE:
+            if data != SILENCE:
+                if quiet >= RUN_END_FRAMES:  # a phrase starts
+                    self._run_started = now
+                quiet = 0
+                self._last_sound = now
+                self._pending.append(data)
+                self._ensure_published()
+            elif quiet < RUN_END_FRAMES:
+                quiet += 1  # a pause inside a phrase is sent as it is
+                self._pending.append(data)
+            else:
                 self.frames_skipped += 1
-                if self._publication is not None and now - self._last_sound > self.quiet_after:
-                    await self._unpublish()
-                continue
-            self._last_sound = now
-            if self._publication is None:
-                await self._publish()
-            frame = rtc.AudioFrame(data, SAMPLE_RATE, 1, FRAME_SAMPLES)
+                quiet_for = now - self._last_sound
+                if self._publication is not None and quiet_for > self.quiet_after:
+                    await self._unpublish()  # nothing pending: this frame was not kept
+            # A whole chunk goes as soon as it is there; the end of a phrase right away.
+            await self._flush(everything=quiet >= RUN_END_FRAMES)
+        await self._flush(everything=True, wait=True)
+
+    def _ensure_published(self) -> None:
+        """Publish in the background: frames keep being read (and kept) meanwhile, so the
+        announcer's short listener buffer never drops the first syllable."""
+        if self._publication is None and (self._publish_task is None or self._publish_task.done()):
+            self._publish_task = self._spawn(self._publish_logged())
+
+    async def _publish_logged(self) -> None:
+        try:
+            await self._publish()
+        except Exception as error:  # the next sound tries again; frames are kept meanwhile
+            log.warning("livekit: the bot could not publish its voice: %s", error)
+
+    async def _watch_quiet(self) -> None:
+        """Unpublish once nothing was said for `quiet_after` seconds, even when no frame
+        comes any more (an announcer's clock rests when it has nothing to say)."""
+        loop = asyncio.get_running_loop()
+        while self._publication is not None and not self._stopping:
+            await asyncio.sleep(max(self._last_sound + self.quiet_after - loop.time(), 0.05))
+            if loop.time() - self._last_sound >= self.quiet_after and not self._pending:
+                await self._unpublish()
+
+    async def _flush(self, *, everything: bool, wait: bool = False) -> None:
+        """Capture the pending frames in whole chunks (all of them with `everything`),
+        once the track is published (`wait`: wait for the publish under way)."""
+        if wait and self._publication is None and self._publish_task is not None:
+            await asyncio.gather(self._publish_task, return_exceptions=True)
+        if self._publication is None:
+            failed = self._publish_task is not None and self._publish_task.done()
+            if failed or len(self._pending) > PENDING_FRAMES:
+                # The publish failed (the next sound tries again) or is very slow: what it
+                # held is dropped, never played late as if it were news.
+                self.frames_dropped += len(self._pending)
+                self._pending.clear()
+                self._run_started = None
+            return
+        while len(self._pending) >= CHUNK_FRAMES or (everything and self._pending):
+            chunk, self._pending = self._pending[:CHUNK_FRAMES], self._pending[CHUNK_FRAMES:]
+            if self._run_started is not None:
+                delay = asyncio.get_running_loop().time() - self._run_started
+                self.start_delays.append(delay)
+                self._run_started = None
+            samples = FRAME_SAMPLES * len(chunk)
+            frame = rtc.AudioFrame(b"".join(chunk), SAMPLE_RATE, 1, samples)
             assert self._source is not None  # made by the first publish
             await self._source.capture_frame(frame)
-            self.frames_sent += 1
+            self.frames_sent += len(chunk)
+            self.captures += 1
+            # Quiet counts from the end of what is queued, not from when it was read.
+            played = asyncio.get_running_loop().time() + self._source.queued_duration
+            self._last_sound = max(self._last_sound, played)
 
     @property
     def publishing(self) -> bool:
@@ -169,9 +254,19 @@ class LiveKitBot:
                 self._source = rtc.AudioSource(SAMPLE_RATE, 1, queue_size_ms=self._queue_ms)
             track = rtc.LocalAudioTrack.create_audio_track("autohost-voice", self._source)
             options = rtc.TrackPublishOptions(source=rtc.TrackSource.SOURCE_MICROPHONE)
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            self._subscribed.clear()
             publication = await self.room.local_participant.publish_track(track, options)
+            # What is sent before a listener subscribed is lost. Waited for even when the
+            # bot sees nobody yet: a player's join may not have reached us.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SUBSCRIBE_SECONDS):
+                    await self._subscribed.wait()
+            self.publish_seconds.append(loop.time() - started)
             self._publication = publication.sid
             self.publishes += 1
+            self._spawn(self._watch_quiet())
 
     async def _unpublish(self) -> None:
         async with self._publishing:
@@ -184,6 +279,8 @@ class LiveKitBot:
 
     def interrupt(self) -> None:
         """Drop what is queued (an urgent phrase cuts the current one short)."""
+        self._pending.clear()
+        self._run_started = None
         if self._source is not None:
             self._source.clear_queue()
 
@@ -210,10 +307,11 @@ class LiveKitBot:
         if self._events is not None:
             self._spawn(self._events.participant_left(participant_info(participant)))
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
 
 def participant_info(participant: rtc.RemoteParticipant) -> ParticipantInfo:
