@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .clock import RealClock
 from .game import check_settings
-from .log import EventLog, LogUnavailable
+from .log import EventLog, Fenced, LogUnavailable
 from .ports import Clock, Hub, Log, RoomBackend, Voice
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
 CLOCK_SAVE_SECONDS = 1.0
-HEARTBEAT_SECONDS = 1.0  # a shared log's leases are renewed this often (they last 3 s)
+HEARTBEAT_SECONDS = 0.5  # a shared log's leases are renewed this often (they last 2.5 s)
 CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
 
@@ -93,6 +93,8 @@ class Registry:
         # sockets, so its widgets reconnect and find the server that hosts it now).
         self.on_drop: Callable[[str], None] = lambda table_id: None
         self._lock = asyncio.Lock()
+        self._opening: set[str] = set()  # tables being replayed and started
+        self._renewed = time.monotonic()  # the last heartbeat sent that the database answered
 
     async def start(self) -> None:
         """Rebuild every live table in the log (replay), then save running timers every
@@ -139,15 +141,36 @@ class Registry:
 
     async def archive(self, table_id: str) -> bool:
         """Stop a table (microphones given back, timer saved) and archive it: its record
-        stays whole and exportable, it is not reopened. False if there is no such table."""
-        table = self.tables.pop(table_id, None)
+        stays whole and exportable, it is not reopened. False if there is no such table.
+        On a shared log only the owner archives (the write is fenced by its lease): a table
+        nobody holds is claimed first; one another server hosts raises Fenced, unchanged."""
+        table = self.tables.get(table_id)
         if table is None and self.log.table_settings(table_id) is None:
             return False
+        if table is None and self.log.shared and not self.log.is_archived(table_id):
+            if not await self.log.claim(table_id):
+                raise Fenced(f"another server hosts table {table_id}: archive it there")
+        table = self.tables.pop(table_id, None)
         if table is not None:
             await table.stop()
-        self.log.archive(table_id)
+        try:
+            self.log.archive(table_id)
+        finally:
+            if self.log.shared and table is None:  # claimed only to archive it
+                with contextlib.suppress(LogUnavailable):
+                    await self.log.release([table_id])
         self.broken.pop(table_id, None)
         return True
+
+    def holds(self, table_id: str) -> bool:
+        """Whether this server may act for the table now (its microphones, its voice): it
+        hosts it and, on a shared log, renewed its leases less than a lease ago. A server
+        resumed after a pause must not touch microphones before it has dropped the table."""
+        if table_id not in self.tables and table_id not in self._opening:
+            return False
+        if not self.log.shared:
+            return True
+        return time.monotonic() - self._renewed < float(getattr(self.log, "lease", 2.5))
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a
@@ -209,12 +232,15 @@ class Registry:
             voice=self._voice_factory(table_id, settings),
             hub=self.hub,
         )
+        self._opening.add(table_id)
         try:
             await table.start()
         except BaseException:
             with contextlib.suppress(Exception):  # give back what the factories made
                 await table.stop()
             raise
+        finally:
+            self._opening.discard(table_id)
         self.tables[table_id] = table
         return table
 
@@ -225,8 +251,8 @@ class Registry:
         a second claim those nobody holds (a dead server's tables wait for no more than
         what was left of its lease). Late by a whole lease (paused, cut off from the
         database): drop everything first, others may have claimed it meanwhile."""
-        lease = float(getattr(self.log, "lease", 3.0))
-        renewed = sent = time.monotonic()
+        lease = float(getattr(self.log, "lease", 2.5))
+        renewed = sent = self._renewed = time.monotonic()
         while True:
             await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
             now = time.monotonic()
@@ -238,7 +264,7 @@ class Registry:
                 if now - sent >= self._heartbeat_every:
                     sent = now
                     lost = await self.log.renew(list(self.tables))
-                    renewed = sent
+                    renewed = self._renewed = sent
                     for table_id in lost:
                         await self._drop(table_id, "another server took its lease")
                 await self._claim_unowned()

@@ -33,7 +33,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, WATCH, Command
-from plugin.host.log import LogUnavailable
+from plugin.host.log import Fenced, LogUnavailable
 from plugin.host.ports import Clock, Log
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, TooManyTables, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
@@ -449,8 +449,13 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
         if server.registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
         table_id = request.path_params["table_id"]
-        if not await server.registry.archive(table_id):
-            return _error(404, "no_table", "no such table")
+        try:
+            if not await server.registry.archive(table_id):
+                return _error(404, "no_table", "no such table")
+        except Fenced as refused:  # a shared log: only the server that hosts it archives
+            return _error(409, "table_elsewhere", str(refused))
+        except LogUnavailable as failure:
+            return _error(503, "log_unavailable", str(failure))
         server.hub.close_table(table_id, "table_archived", "the table has ended")
         return JSONResponse({"id": table_id, "archived": True})
 
