@@ -68,6 +68,9 @@ class LiveKitTables:
         self._voices: dict[str, Voice] = {}
         self._reconcile_every = reconcile_every
         self._grace = grace
+        # Whether this server may touch a table's microphones now (its lease is fresh):
+        # the registry's answer once routes() has the server.
+        self.holds: Callable[[str], bool] = lambda table_id: True
 
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
         if self.only is not None and table_id != self.only:
@@ -81,6 +84,7 @@ class LiveKitTables:
         room = LiveKitRoom.connect(
             self.creds.url, self.creds.api_key, self.creds.api_secret, name,
             reconcile_every=self._reconcile_every, grace=self._grace,
+            may_act=lambda: self.holds(table_id),
         )  # fmt: skip
         bot = LiveKitBot(
             self.creds.url,
@@ -128,6 +132,7 @@ class LiveKitTables:
         def issue_link(table: str, seat: int | Literal["host"]) -> str:
             return server.signer.issue(table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS)
 
+        self.holds = lambda table_id: server.registry is None or server.registry.holds(table_id)
         verifier = TokenVerifier(self.creds.api_key, self.creds.api_secret)
         return [
             token_route(self.creds, seat_for_link, self.rooms_by_table.get),
