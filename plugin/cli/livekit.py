@@ -2,15 +2,16 @@
 
     LIVEKIT_URL=wss://... LIVEKIT_API_KEY=... LIVEKIT_API_SECRET=... \\
     autohost livekit --room NAME [--table ID | --seats 10 --preset online --language uk]
-                     [--db var/autohost.db|postgresql://...] [--host 127.0.0.1] [--port 8000] [--base-url URL]
-                     [--grace 10] [--reconcile 5] [--no-voice]
+                     [--db var/autohost.db|postgresql://...] [--host 127.0.0.1] [--port 8000]
+                     [--base-url URL] [--grace 10] [--reconcile 5] [--no-voice]
 
 Runs our server (WebSocket protocol, /livekit/token, /livekit/webhook) with the table
 bound to the LiveKit room: the bot joins it and speaks, the engine's speakers decide whose
 microphone the server lets publish. Prints the listening URL, then one JSON line with the
-table's links. SIGINT/SIGTERM stop it; every microphone is given back (with a postgresql://
---db, shared with other servers, it hands the table over instead, like `autohost serve`). A shortcut onto
-`autohost serve --room livekit` (every table of a server in its own room) for one table.
+table's links. SIGINT/SIGTERM stop it; every microphone is given back (with a
+postgresql:// --db, shared with other servers, it hands the table over instead, like
+`autohost serve`). A shortcut onto `autohost serve --room livekit` (every table of a
+server in its own room) for one table.
 """
 
 from __future__ import annotations

@@ -147,9 +147,9 @@ class Registry:
         table = self.tables.get(table_id)
         if table is None and self.log.table_settings(table_id) is None:
             return False
-        if table is None and self.log.shared and not self.log.is_archived(table_id):
-            if not await self.log.claim(table_id):
-                raise Fenced(f"another server hosts table {table_id}: archive it there")
+        unowned = table is None and self.log.shared and not self.log.is_archived(table_id)
+        if unowned and not await self.log.claim(table_id):
+            raise Fenced(f"another server hosts table {table_id}: archive it there")
         table = self.tables.pop(table_id, None)
         if table is not None:
             await table.stop()

@@ -44,7 +44,9 @@ def cluster(postgres: PostgresServer) -> list[int]:
 @pytest.fixture
 def frozen_pair() -> Iterator[tuple[PostgresServer, ServerProcess]]:
     with running_postgres() as postgres:  # a cluster of its own: this test freezes it
-        server = ServerProcess(postgres.new_database(), options=["--room", "embedded", "--no-voice"])
+        server = ServerProcess(
+            postgres.new_database(), options=["--room", "embedded", "--no-voice"]
+        )
         server.start()
         try:
             yield postgres, server

@@ -40,9 +40,7 @@ async def test_the_one_table_shortcut_takes_a_postgresql_url(
         assert epoch == 1 and str(process.pid) in owner
         async with api.LiveKitAPI(livekit_server.ws_url, API_KEY, API_SECRET,
                                   failover=False) as lkapi:  # fmt: skip
-            listed = await lkapi.room.list_participants(
-                api.ListParticipantsRequest(room="pg-room")
-            )
+            listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room="pg-room"))
             assert "autohost-bot" in {p.identity for p in listed.participants}
     finally:
         code = process.stop(timeout=30, sig=signal.SIGINT)

@@ -8,6 +8,7 @@ without touching a microphone: the heir's grants stay as they are."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
@@ -53,10 +54,8 @@ def lk_servers(
 
 
 def with_cont(server: ServerProcess) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(server.pid, signal.SIGCONT)
-    except ProcessLookupError:
-        pass
 
 
 @pytest.fixture
@@ -133,7 +132,7 @@ async def test_the_owner_dies_mid_speech(lk_servers, lkapi, livekit_server, sig)
         assert abs(speech_left(heir_console) - left) <= 3.0
         await settle(lkapi, room, {speaker})  # the speaker's microphone, and his only
         deadline = time.monotonic() + SETTLE_SECONDS
-        while (sid := await bot_sid(lkapi, room)) in (None, first_bot):
+        while await bot_sid(lkapi, room) in (None, first_bot):
             assert time.monotonic() < deadline, "the heir's bot never joined the room"
             await asyncio.sleep(0.2)
         heir_console.ack("next")  # the heir moves the microphone on
