@@ -53,7 +53,7 @@ from plugin.host.log import ClockRow, Entry, Fenced, LogUnavailable
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-LEASE_SECONDS = 2.5  # a lease lasts this long after its last heartbeat (sent every 0.5 s)
+LEASE_SECONDS = 2.0  # a lease lasts this long after its last heartbeat (sent every 0.4 s)
 CONNECT_TIMEOUT = 2  # seconds (psycopg's connect_timeout is whole seconds, at least 2)
 STATEMENT_SECONDS = 2.0  # a transaction or a read with no answer by then is cut off
 READS_REFUSED_SECONDS = 1.0  # after a read that got no answer, reads fail at once this long
@@ -99,6 +99,7 @@ CREATE TABLE IF NOT EXISTS leases (
     expires TIMESTAMPTZ NOT NULL,
     heartbeat TIMESTAMPTZ NOT NULL
 );
+ALTER TABLE leases ADD COLUMN IF NOT EXISTS url TEXT NOT NULL DEFAULT '';
 """
 
 INSERT = (
@@ -110,18 +111,19 @@ HELD = (
     " AND expires > clock_timestamp() FOR SHARE"
 )
 CLAIM = """
-INSERT INTO leases (table_id, owner, epoch, expires, heartbeat)
-SELECT %(t)s, %(o)s, 1, clock_timestamp() + %(l)s * interval '1 second', clock_timestamp()
+INSERT INTO leases (table_id, owner, epoch, expires, heartbeat, url)
+SELECT %(t)s, %(o)s, 1, clock_timestamp() + %(l)s * interval '1 second', clock_timestamp(),
+    %(u)s
 WHERE EXISTS (SELECT 1 FROM tables WHERE id = %(t)s)
   AND NOT EXISTS (SELECT 1 FROM archived WHERE table_id = %(t)s)
 ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, epoch = leases.epoch + 1,
-    expires = EXCLUDED.expires, heartbeat = EXCLUDED.heartbeat
+    expires = EXCLUDED.expires, heartbeat = EXCLUDED.heartbeat, url = EXCLUDED.url
 WHERE leases.expires <= clock_timestamp() OR leases.owner = EXCLUDED.owner
 RETURNING epoch
 """
 RENEW = """
 UPDATE leases SET expires = clock_timestamp() + %s * interval '1 second',
-    heartbeat = clock_timestamp()
+    heartbeat = clock_timestamp(), url = %s
 FROM unnest(%s::text[], %s::bigint[]) AS held(table_id, epoch)
 WHERE leases.table_id = held.table_id AND leases.epoch = held.epoch AND leases.owner = %s
 RETURNING leases.table_id
@@ -217,6 +219,9 @@ class PostgresLog:
         self.owner = owner
         self.lease = lease
         self.healthy = True
+        # This server's public URL, kept in its leases: a server that does not host a
+        # table tells a page the owner's (set by the web app; "" for the command line).
+        self.url_of: Callable[[], str] = lambda: ""
         self._reads_refused_until = 0.0
         self._held: dict[str, int] = {}  # table id -> the epoch of the lease held here
         self._next_seq: dict[str, int] = {}
@@ -265,10 +270,10 @@ class PostgresLog:
             )
             if self.owner is not None:  # the server that makes a table hosts it
                 db.execute(
-                    "INSERT INTO leases (table_id, owner, epoch, expires, heartbeat) VALUES"
-                    " (%s, %s, 1, clock_timestamp() + %s * interval '1 second',"
-                    " clock_timestamp())",
-                    (table_id, self.owner, self.lease),
+                    "INSERT INTO leases (table_id, owner, epoch, expires, heartbeat, url)"
+                    " VALUES (%s, %s, 1, clock_timestamp() + %s * interval '1 second',"
+                    " clock_timestamp(), %s)",
+                    (table_id, self.owner, self.lease, self.url_of()),
                 )
 
         self._wait_for_writer(self._in_transaction, write)
@@ -501,7 +506,7 @@ class PostgresLog:
         epoch, so any write still on its way under the old one is fenced out."""
         if self.owner is None:
             return True
-        params = {"t": table_id, "o": self.owner, "l": self.lease}
+        params = {"t": table_id, "o": self.owner, "l": self.lease, "u": self.url_of()}
         rows = await self._on_writer(
             self._in_transaction, lambda db: db.execute(CLAIM, params).fetchall()
         )
@@ -515,7 +520,8 @@ class PostgresLog:
         lost = {t for t in table_ids if t not in self._held}
         if self.owner is None or not held:
             return lost
-        params = (self.lease, [t for t, _ in held], [e for _, e in held], self.owner)
+        ids, epochs = [t for t, _ in held], [e for _, e in held]
+        params = (self.lease, self.url_of(), ids, epochs, self.owner)
         rows = await self._on_writer(
             self._in_transaction, lambda db: db.execute(RENEW, params).fetchall()
         )
@@ -556,6 +562,14 @@ class PostgresLog:
             ).fetchall(),
         )
         return {table_id: owner for table_id, owner in rows}
+
+    def owner_url(self, table_id: str) -> str | None:
+        """The public URL of the server whose live lease hosts the table, if any."""
+        rows = self._read(
+            "SELECT url FROM leases WHERE table_id = %s AND expires > clock_timestamp()",
+            (table_id,),
+        )
+        return str(rows[0][0]) or None if rows else None
 
     def on_fenced(self, callback: Callable[[str], None]) -> None:
         self._fenced = callback

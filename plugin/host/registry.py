@@ -44,7 +44,7 @@ logger = logging.getLogger(__name__)
 RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
 CLOCK_SAVE_SECONDS = 1.0
-HEARTBEAT_SECONDS = 0.5  # a shared log's leases are renewed this often (they last 2.5 s)
+HEARTBEAT_SECONDS = 0.4  # a shared log's leases are renewed this often (they last 2 s)
 CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
 
@@ -170,7 +170,7 @@ class Registry:
             return False
         if not self.log.shared:
             return True
-        return time.monotonic() - self._renewed < float(getattr(self.log, "lease", 2.5))
+        return time.monotonic() - self._renewed < float(getattr(self.log, "lease", 2.0))
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a
@@ -251,7 +251,7 @@ class Registry:
         a second claim those nobody holds (a dead server's tables wait for no more than
         what was left of its lease). Late by a whole lease (paused, cut off from the
         database): drop everything first, others may have claimed it meanwhile."""
-        lease = float(getattr(self.log, "lease", 2.5))
+        lease = float(getattr(self.log, "lease", 2.0))
         renewed = sent = self._renewed = time.monotonic()
         while True:
             await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
