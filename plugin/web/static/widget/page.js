@@ -10,7 +10,8 @@ import { loadTexts } from "../i18n/i18n.js";
 import { useTexts } from "../video/tile.js";
 import { startVideoIfAvailable } from "./av.js";
 import { Countdown, formatSeconds } from "./clock.js";
-import { openSocket, tableIdFromPath, takeToken } from "./socket.js";
+import { ServerList, socketUrlOf } from "../socket/reconnecting.js";
+import { openSocket, socketUrl, tableIdFromPath, takeToken } from "./socket.js";
 import { ensureTiles, toast } from "./tiles.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -84,6 +85,13 @@ export async function startPage({ debugName, onView, title }) {
     });
   }
 
+  // Several servers with no load balancer: this one first, then the club's others, and
+  // after a failover the one that hosts the table now (docs/servers.md).
+  const servers = new ServerList([socketUrl()]);
+  fetch(new URL("../../api/servers", location.href))
+    .then((answer) => (answer.ok ? answer.json() : null))
+    .then((told) => told && servers.add((told.peers ?? []).map(socketUrlOf)))
+    .catch(() => {});
   const socket = openSocket(token, {
     onState: (next) => receive(next),
     onStatus: (next) => {
@@ -91,7 +99,7 @@ export async function startPage({ debugName, onView, title }) {
       renderStatus();
     },
     onError: (error) => toast($("toast"), t("error", { message: refusal(error) })),
-  });
+  }, { servers });
   window[debugName] = { socket, get view() { return view; } };
   setInterval(() => view && renderClock(), 200);
 
