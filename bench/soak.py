@@ -74,6 +74,7 @@ SPEED = 10.0  # timers of the online preset divided by this (a 60 s speech: 6 s)
 CONNECT_SECONDS = 3.0  # a socket to a paused server never opens: try the next one
 GIVE_UP_SECONDS = 30.0  # an input not acked by then is abandoned (not counted as acked)
 SETTLE_SECONDS = 30.0  # after the chaos: every table hosted again
+API_SECONDS = 30.0  # an admin call (a new table joins its LiveKit room) on a loaded machine
 STALL_SECONDS = 8.0  # no new state for this long (timers are 6 s at most): the host moves on
 
 
@@ -148,7 +149,7 @@ class Soak:
 
     async def any_server(self, method: str, path: str, body: Any = None) -> Any:
         """An admin API call on a healthy server, the next one if it fails."""
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + API_SECONDS * 4
         while True:
             for index in self.rng.sample(
                 range(len(self.cluster.servers)), len(self.cluster.servers)
@@ -158,7 +159,9 @@ class Soak:
                 server = self.cluster.servers[index]
                 try:
                     async with server.http() as client:
-                        answer = await asyncio.wait_for(client.request(method, path, json=body), 10)
+                        answer = await asyncio.wait_for(
+                            client.request(method, path, json=body), API_SECONDS
+                        )
                     if answer.status_code < 500:
                         answer.raise_for_status()
                         return answer.json()

@@ -95,6 +95,7 @@ class Registry:
         self._lock = asyncio.Lock()
         self._opening: set[str] = set()  # tables being replayed and started
         self._renewed = time.monotonic()  # the last heartbeat sent that the database answered
+        self._claimed: dict[str, float] = {}  # table id -> when its lease was last taken here
 
     async def start(self) -> None:
         """Rebuild every live table in the log (replay), then save running timers every
@@ -116,6 +117,7 @@ class Registry:
         if len(self.tables) >= self.max_tables:
             raise TooManyTables(self.max_tables)
         table_id = table_id or new_table_id()
+        self._claimed[table_id] = time.monotonic()  # made with its lease (a shared log)
         self.log.create_table(table_id, settings.to_record())
         return await self._open(table_id, settings)
 
@@ -133,7 +135,7 @@ class Registry:
                 record = self.log.table_settings(table_id)
                 if record is None or len(self.tables) >= self.max_tables:
                     return None
-                if not await self.log.claim(table_id):  # another server hosts it
+                if not await self._claim(table_id):  # another server hosts it
                     return None
             except LogUnavailable:  # the database is away: not here for now
                 return None
@@ -160,6 +162,7 @@ class Registry:
                 with contextlib.suppress(LogUnavailable):
                     await self.log.release([table_id])
         self.broken.pop(table_id, None)
+        self._claimed.pop(table_id, None)
         return True
 
     def holds(self, table_id: str) -> bool:
@@ -170,7 +173,8 @@ class Registry:
             return False
         if not self.log.shared:
             return True
-        return time.monotonic() - self._renewed < float(getattr(self.log, "lease", 2.0))
+        since = max(self._renewed, self._claimed.get(table_id, 0.0))
+        return time.monotonic() - since < float(getattr(self.log, "lease", 2.0))
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a
@@ -281,12 +285,20 @@ class Registry:
                     continue
                 if len(self.tables) >= self.max_tables:
                     return
-                if not await self.log.claim(table_id):
+                if not await self._claim(table_id):
                     continue
                 record = self.log.table_settings(table_id)
                 if record is not None:
                     logger.info("table %s: claimed, replayed and hosted here", table_id)
                     await self._open_or_mark_broken(table_id, record)
+
+    async def _claim(self, table_id: str) -> bool:
+        """Take the table's lease; when it was taken counts as a heartbeat for holds()."""
+        asked = time.monotonic()
+        if not await self.log.claim(table_id):
+            return False
+        self._claimed[table_id] = asked
+        return True
 
     def _on_fenced(self, table_id: str) -> None:
         task = asyncio.get_running_loop().create_task(
@@ -299,6 +311,7 @@ class Registry:
         """Stop hosting a table another server may own now, without touching its
         microphones (they are the new owner's) and without writing."""
         table = self.tables.pop(table_id, None)
+        self._claimed.pop(table_id, None)
         if table is None:
             return
         logger.warning("table %s: dropped (%s)", table_id, why)
