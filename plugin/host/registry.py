@@ -88,6 +88,8 @@ class Registry:
         self._saver: asyncio.Task[None] | None = None
         self._heartbeat_every = heartbeat
         self._heartbeat: asyncio.Task[None] | None = None
+        self._claimer: asyncio.Task[None] | None = None
+        self._lost_opening: set[str] = set()  # leases lost while their table was opening
         self._dropping: set[asyncio.Task[None]] = set()
         # Called with a table's id once it is dropped here (the web app closes its
         # sockets, so its widgets reconnect and find the server that hosts it now).
@@ -105,6 +107,7 @@ class Registry:
             self.log.on_fenced(self._on_fenced)
             await self._claim_unowned()
             self._heartbeat = asyncio.create_task(self._keep_leases(), name="leases")
+            self._claimer = asyncio.create_task(self._keep_claiming(), name="claims")
         else:
             for table_id, record in self.log.tables():
                 await self._open_or_mark_broken(table_id, record)
@@ -180,12 +183,12 @@ class Registry:
         """Stop every table (timers saved, microphones given back) and flush the log. On a
         shared log, hand the tables over instead: microphones kept as they are, leases
         expired so that another server claims them at once."""
-        for task in (self._saver, self._heartbeat, *self._dropping):
+        for task in (self._saver, self._heartbeat, self._claimer, *self._dropping):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        self._saver = self._heartbeat = None
+        self._saver = self._heartbeat = self._claimer = None
         hand_off = self.log.shared
         for table in list(self.tables.values()):
             try:
@@ -216,6 +219,9 @@ class Registry:
         finished in an earlier run); one that cannot be rebuilt is marked broken."""
         try:
             table = await self._open(table_id, TableSettings.from_record(record))
+        except LogUnavailable as failure:  # the database, not the table: not broken
+            logger.warning("table %s: not opened here (%s)", table_id, failure)
+            return None
         except Exception as error:  # the table's own data: the server goes on without it
             reason = f"{type(error).__name__}: {error}"
             self.broken[table_id] = reason
@@ -245,37 +251,52 @@ class Registry:
             raise
         finally:
             self._opening.discard(table_id)
+        if table_id in self._lost_opening:  # another server took it meanwhile: not ours
+            self._lost_opening.discard(table_id)
+            await table.stop(hand_off=True)
+            raise Fenced(f"table {table_id} was taken by another server while it opened")
         self.tables[table_id] = table
         return table
 
     # --- leases (a shared log) -----------------------------------------------------------
 
     async def _keep_leases(self) -> None:
-        """Every second renew the leases of the open tables and drop those lost; four times
-        a second claim those nobody holds (a dead server's tables wait for no more than
-        what was left of its lease). Late by a whole lease (paused, cut off from the
-        database): drop everything first, others may have claimed it meanwhile."""
+        """Renew the leases of the open tables (and of those being opened) every heartbeat
+        and drop those lost. Late by a whole lease (paused, cut off from the database):
+        drop everything first, others may have claimed it meanwhile. Claims run in their
+        own task: opening a claimed table (a replay, a LiveKit room) never holds this up."""
         lease = float(getattr(self.log, "lease", 2.0))
-        renewed = sent = self._renewed = time.monotonic()
+        renewed = self._renewed = time.monotonic()
         while True:
-            await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
+            await asyncio.sleep(self._heartbeat_every)
             now = time.monotonic()
             if now - renewed > lease and self.tables:
                 logger.warning("no heartbeat for %.1f s: dropping every table", now - renewed)
                 for table_id in list(self.tables):
                     await self._drop(table_id, "its lease may have run out")
             try:
-                if now - sent >= self._heartbeat_every:
-                    sent = now
-                    lost = await self.log.renew(list(self.tables))
-                    renewed = self._renewed = sent
-                    for table_id in lost:
-                        await self._drop(table_id, "another server took its lease")
-                await self._claim_unowned()
+                lost = await self.log.renew([*self.tables, *self._opening])
+                renewed = self._renewed = now
+                for table_id in lost:
+                    if table_id in self._opening:
+                        self._lost_opening.add(table_id)
+                    await self._drop(table_id, "another server took its lease")
             except LogUnavailable as failure:
                 logger.error("leases: %s", failure)
             except Exception:
                 logger.exception("leases: the heartbeat failed")
+
+    async def _keep_claiming(self) -> None:
+        """Four times a heartbeat claim the tables nobody holds (a dead server's tables
+        wait for no more than what was left of its lease)."""
+        while True:
+            await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
+            try:
+                await self._claim_unowned()
+            except LogUnavailable as failure:
+                logger.error("claims: %s", failure)
+            except Exception:
+                logger.exception("claims: a claim pass failed")
 
     async def _claim_unowned(self) -> None:
         """Claim and open every live table nobody holds (a new epoch each), replayed."""
