@@ -213,8 +213,16 @@ class Soak:
                 self.spawn(self.resume(index, self.rng.uniform(1.0, 6.0)))
 
     async def restart(self, index: int, after: float) -> None:
+        """Start the killed server again, as often as it takes (a start that times out on
+        a loaded machine is killed by ServerProcess.start: try once more)."""
         await asyncio.sleep(after)
-        await asyncio.to_thread(self.cluster.servers[index].start)
+        while True:
+            try:
+                await asyncio.to_thread(self.cluster.servers[index].start, 120)
+                break
+            except RuntimeError as failure:
+                print(f"soak: restart of server {index} failed ({failure}); again", file=sys.stderr)
+                await asyncio.sleep(1.0)
         self.cluster.down.discard(index)
 
     async def resume(self, index: int, after: float) -> None:
