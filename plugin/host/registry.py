@@ -302,8 +302,8 @@ class Registry:
         """Claim and open every live table nobody holds (a new epoch each), replayed."""
         for table_id in await self.log.unowned():
             async with self._lock:
-                if table_id in self.tables or table_id in self.broken:
-                    continue
+                if table_id in self.tables or table_id in self.broken or table_id in self._opening:
+                    continue  # hosted, broken, or being opened here (made, or claimed by get)
                 if len(self.tables) >= self.max_tables:
                     return
                 if not await self._claim(table_id):
