@@ -127,8 +127,8 @@ class Registry:
     async def get(self, table_id: str) -> Table | None:
         """The table, opened from the log if another process (autohost table new) made it."""
         table = self.tables.get(table_id)
-        if table is not None:
-            return table
+        if table is not None:  # a lease not renewed in time (resumed after a pause): not ours
+            return table if self.holds(table_id) else None
         async with self._lock:
             if table_id in self.tables:
                 return self.tables[table_id]

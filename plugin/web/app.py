@@ -445,6 +445,7 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
                 {"id": t.id, "phase": _phase(t), "over": bool(t.state.over),
                  "owner": registry.log.owner}
                 for t in registry.tables.values()
+                if registry.holds(t.id)  # a lease not renewed in time: not ours to report
             ]  # fmt: skip
             listed += [{"id": i, "broken": why} for i, why in registry.broken.items()]
             return JSONResponse(listed)
