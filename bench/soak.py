@@ -518,6 +518,9 @@ async def main() -> None:
                 if process.stdin is not None:
                     process.stdin.close()
                 process.wait(timeout=10)
+            if process.poll() is None:  # stuck reconnecting to a LiveKit server now gone
+                process.kill()
+                process.wait(timeout=10)
         for server in servers:
             if server.process is not None:
                 with contextlib.suppress(Exception):
