@@ -2,14 +2,16 @@
 
     LIVEKIT_URL=wss://... LIVEKIT_API_KEY=... LIVEKIT_API_SECRET=... \\
     autohost livekit --room NAME [--table ID | --seats 10 --preset online --language uk]
-                     [--db var/autohost.db] [--host 127.0.0.1] [--port 8000] [--base-url URL]
-                     [--grace 10] [--reconcile 5] [--no-voice]
+                     [--db var/autohost.db|postgresql://...] [--host 127.0.0.1] [--port 8000]
+                     [--base-url URL] [--grace 10] [--reconcile 5] [--no-voice]
 
 Runs our server (WebSocket protocol, /livekit/token, /livekit/webhook) with the table
 bound to the LiveKit room: the bot joins it and speaks, the engine's speakers decide whose
 microphone the server lets publish. Prints the listening URL, then one JSON line with the
-table's links. SIGINT/SIGTERM stop it; every microphone is given back. A shortcut onto
-`autohost serve --room livekit` (every table of a server in its own room) for one table.
+table's links. SIGINT/SIGTERM stop it; every microphone is given back (with a
+postgresql:// --db, shared with other servers, it hands the table over instead, like
+`autohost serve`). A shortcut onto `autohost serve --room livekit` (every table of a
+server in its own room) for one table.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 
+from plugin.eventlog import is_url
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.tokens import CREDENTIALS_ENV, Credentials, credentials_from
 from plugin.server import (
@@ -45,7 +48,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seats", type=int, default=10)
     parser.add_argument("--preset", default="online")
     parser.add_argument("--language", default="uk")
-    parser.add_argument("--db", type=Path, default=Path("var/autohost.db"))
+    parser.add_argument("--db", type=db_argument, default=Path("var/autohost.db"),
+                        help="a SQLite file or a postgresql:// URL")  # fmt: skip
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     parser.add_argument("--base-url", default=None)
@@ -55,6 +59,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--reconcile", type=float, default=5.0, help="reconcile every N s")
     parser.add_argument("--no-voice", action="store_true", help="the bot joins but stays silent")
     return parser.parse_args(argv)
+
+
+def db_argument(text: str) -> Path | str:
+    """A postgresql:// URL stays a string (a Path would fold its // into /)."""
+    return text if is_url(text) else Path(text)
 
 
 def credentials(environ: Mapping[str, str]) -> Credentials:

@@ -22,15 +22,27 @@ Theory of operation (issue 16):
   loop no query.
 - The database gone or refusing: every write raises LogUnavailable (code log_unavailable)
   and `healthy` is False until one succeeds; connections are made again at the next use.
+- The database frozen (its processes stopped, a host that stopped answering): a socket on
+  which nothing comes back never times out by itself, and the kernel of a stopped process
+  on loopback still acknowledges everything, so TCP keepalives do not help. Every
+  transaction and every read runs under a deadline (`STATEMENT_SECONDS`): past it a
+  watchdog thread shuts the connection's socket, the query fails at once, and the input is
+  refused with log_unavailable; connecting has its own timeout. On the server side
+  `statement_timeout`, `lock_timeout` and `idle_in_transaction_session_timeout` end a
+  transaction whose server froze while it held a lease row, so the others can claim it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+import os
+import socket
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -41,8 +53,13 @@ from plugin.host.log import ClockRow, Entry, Fenced, LogUnavailable
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-LEASE_SECONDS = 3.0  # a lease lasts this long after its last heartbeat
-CONNECT_TIMEOUT = 3  # seconds (psycopg's connect_timeout is whole seconds)
+LEASE_SECONDS = 2.0  # a lease lasts this long after its last heartbeat (sent every 0.4 s)
+CONNECT_TIMEOUT = 2  # seconds (psycopg's connect_timeout is whole seconds, at least 2)
+STATEMENT_SECONDS = 2.0  # a transaction or a read with no answer by then is cut off
+READS_REFUSED_SECONDS = 1.0  # after a read that got no answer, reads fail at once this long
+SERVER_TIMEOUTS = (  # milliseconds: what the database itself ends on our connections
+    "-c statement_timeout=2000 -c lock_timeout=2000 -c idle_in_transaction_session_timeout=2000"
+)
 SCHEMA_LOCK = 16016  # pg_advisory_xact_lock key: servers starting at once create it once
 
 SCHEMA = """
@@ -82,6 +99,7 @@ CREATE TABLE IF NOT EXISTS leases (
     expires TIMESTAMPTZ NOT NULL,
     heartbeat TIMESTAMPTZ NOT NULL
 );
+ALTER TABLE leases ADD COLUMN IF NOT EXISTS url TEXT NOT NULL DEFAULT '';
 """
 
 INSERT = (
@@ -93,18 +111,19 @@ HELD = (
     " AND expires > clock_timestamp() FOR SHARE"
 )
 CLAIM = """
-INSERT INTO leases (table_id, owner, epoch, expires, heartbeat)
-SELECT %(t)s, %(o)s, 1, clock_timestamp() + %(l)s * interval '1 second', clock_timestamp()
+INSERT INTO leases (table_id, owner, epoch, expires, heartbeat, url)
+SELECT %(t)s, %(o)s, 1, clock_timestamp() + %(l)s * interval '1 second', clock_timestamp(),
+    %(u)s
 WHERE EXISTS (SELECT 1 FROM tables WHERE id = %(t)s)
   AND NOT EXISTS (SELECT 1 FROM archived WHERE table_id = %(t)s)
 ON CONFLICT (table_id) DO UPDATE SET owner = EXCLUDED.owner, epoch = leases.epoch + 1,
-    expires = EXCLUDED.expires, heartbeat = EXCLUDED.heartbeat
+    expires = EXCLUDED.expires, heartbeat = EXCLUDED.heartbeat, url = EXCLUDED.url
 WHERE leases.expires <= clock_timestamp() OR leases.owner = EXCLUDED.owner
 RETURNING epoch
 """
 RENEW = """
 UPDATE leases SET expires = clock_timestamp() + %s * interval '1 second',
-    heartbeat = clock_timestamp()
+    heartbeat = clock_timestamp(), url = %s
 FROM unnest(%s::text[], %s::bigint[]) AS held(table_id, epoch)
 WHERE leases.table_id = held.table_id AND leases.epoch = held.epoch AND leases.owner = %s
 RETURNING leases.table_id
@@ -126,6 +145,65 @@ SAVE_CLOCK = (
 Row = tuple[str, int, str, float, str, str | None]
 
 
+class _Deadlines:
+    """One watchdog thread for every connection of a process: a query still waiting past
+    its deadline has its socket shut, so psycopg returns at once with an OperationalError
+    (the connection is then dropped and made again at its next use)."""
+
+    def __init__(self) -> None:
+        self._armed: dict[int, tuple[float, psycopg.Connection[Any]]] = {}
+        self._keys = itertools.count()
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    @contextlib.contextmanager
+    def guard(self, db: psycopg.Connection[Any], seconds: float) -> Iterator[None]:
+        key = next(self._keys)
+        with self._wake:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="pg-deadlines", daemon=True)
+                self._thread.start()
+            self._armed[key] = (time.monotonic() + seconds, db)
+            self._wake.notify()
+        try:
+            yield
+        finally:
+            with self._wake:
+                self._armed.pop(key, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                now = time.monotonic()
+                late = [k for k, (deadline, _) in self._armed.items() if deadline <= now]
+                expired = [self._armed.pop(k)[1] for k in late]
+                if not expired:
+                    nearest = min((d for d, _ in self._armed.values()), default=None)
+                    self._wake.wait(None if nearest is None else nearest - now)
+                    continue
+            for db in expired:
+                _shut(db)
+
+
+def _shut(db: psycopg.Connection[Any]) -> None:
+    """Shut the socket under a connection another thread is blocked on (a duplicate of its
+    descriptor, so the connection's own is closed by psycopg, once)."""
+    try:
+        fd = db.pgconn.socket
+    except psycopg.Error:  # closed meanwhile
+        return
+    with contextlib.suppress(OSError):
+        duplicate = socket.socket(fileno=os.dup(fd))
+        try:
+            duplicate.shutdown(socket.SHUT_RDWR)
+        finally:
+            duplicate.close()
+    logger.error("event log: the database did not answer for %.1f s", STATEMENT_SECONDS)
+
+
+DEADLINES = _Deadlines()
+
+
 class _Uncertain(LogUnavailable):
     """The COMMIT got no answer: the rows may be in the log or not."""
 
@@ -141,6 +219,10 @@ class PostgresLog:
         self.owner = owner
         self.lease = lease
         self.healthy = True
+        # This server's public URL, kept in its leases: a server that does not host a
+        # table tells a page the owner's (set by the web app; "" for the command line).
+        self.url_of: Callable[[], str] = lambda: ""
+        self._reads_refused_until = 0.0
         self._held: dict[str, int] = {}  # table id -> the epoch of the lease held here
         self._next_seq: dict[str, int] = {}
         self._client_ids: dict[str, dict[str, int]] = {}
@@ -163,7 +245,7 @@ class PostgresLog:
                 self.dsn,
                 autocommit=True,  # transactions are opened explicitly (BEGIN ... COMMIT)
                 connect_timeout=CONNECT_TIMEOUT,
-                options="-c synchronous_commit=on",
+                options="-c synchronous_commit=on " + SERVER_TIMEOUTS,
             )
         except psycopg.Error as error:
             self.healthy = False
@@ -188,10 +270,10 @@ class PostgresLog:
             )
             if self.owner is not None:  # the server that makes a table hosts it
                 db.execute(
-                    "INSERT INTO leases (table_id, owner, epoch, expires, heartbeat) VALUES"
-                    " (%s, %s, 1, clock_timestamp() + %s * interval '1 second',"
-                    " clock_timestamp())",
-                    (table_id, self.owner, self.lease),
+                    "INSERT INTO leases (table_id, owner, epoch, expires, heartbeat, url)"
+                    " VALUES (%s, %s, 1, clock_timestamp() + %s * interval '1 second',"
+                    " clock_timestamp(), %s)",
+                    (table_id, self.owner, self.lease, self.url_of()),
                 )
 
         self._wait_for_writer(self._in_transaction, write)
@@ -210,14 +292,18 @@ class PostgresLog:
         return [(table_id, _decode(settings)) for table_id, settings in rows]
 
     def archive(self, table_id: str) -> None:
+        """Archive a table, fenced like every write: only the holder of its lease may."""
         row = (table_id, time.time())
-        self._wait_for_writer(
-            self._in_transaction,
-            lambda db: db.execute(
+
+        def write(db: psycopg.Connection[Any]) -> None:
+            if table_id not in self._fence(db, [table_id]):
+                raise self._fenced_out(table_id)
+            db.execute(
                 "INSERT INTO archived (table_id, wall) VALUES (%s, %s) ON CONFLICT DO NOTHING",
                 row,
-            ),
-        )
+            )
+
+        self._wait_for_writer(self._in_transaction, write)
 
     def is_archived(self, table_id: str) -> bool:
         return bool(self._read("SELECT 1 FROM archived WHERE table_id = %s", (table_id,)))
@@ -420,7 +506,7 @@ class PostgresLog:
         epoch, so any write still on its way under the old one is fenced out."""
         if self.owner is None:
             return True
-        params = {"t": table_id, "o": self.owner, "l": self.lease}
+        params = {"t": table_id, "o": self.owner, "l": self.lease, "u": self.url_of()}
         rows = await self._on_writer(
             self._in_transaction, lambda db: db.execute(CLAIM, params).fetchall()
         )
@@ -434,7 +520,8 @@ class PostgresLog:
         lost = {t for t in table_ids if t not in self._held}
         if self.owner is None or not held:
             return lost
-        params = (self.lease, [t for t, _ in held], [e for _, e in held], self.owner)
+        ids, epochs = [t for t, _ in held], [e for _, e in held]
+        params = (self.lease, self.url_of(), ids, epochs, self.owner)
         rows = await self._on_writer(
             self._in_transaction, lambda db: db.execute(RENEW, params).fetchall()
         )
@@ -475,6 +562,14 @@ class PostgresLog:
             ).fetchall(),
         )
         return {table_id: owner for table_id, owner in rows}
+
+    def owner_url(self, table_id: str) -> str | None:
+        """The public URL of the server whose live lease hosts the table, if any."""
+        rows = self._read(
+            "SELECT url FROM leases WHERE table_id = %s AND expires > clock_timestamp()",
+            (table_id,),
+        )
+        return str(rows[0][0]) or None if rows else None
 
     def on_fenced(self, callback: Callable[[str], None]) -> None:
         self._fenced = callback
@@ -535,22 +630,25 @@ class PostgresLog:
                 self._write_db = self._connect()
             assert self._write_db is not None
             try:
-                self._write_db.execute("BEGIN")
+                with DEADLINES.guard(self._write_db, STATEMENT_SECONDS):
+                    self._write_db.execute("BEGIN")
             except psycopg.OperationalError:
                 if fresh:
                     raise
                 self._drop_writer()
                 self._write_db = self._connect()
-                self._write_db.execute("BEGIN")
+                with DEADLINES.guard(self._write_db, STATEMENT_SECONDS):
+                    self._write_db.execute("BEGIN")
             db = self._write_db
-            try:
-                result = write(db)
-            except BaseException:
-                if not db.broken:
-                    db.execute("ROLLBACK")
-                raise
-            committing = True
-            db.execute("COMMIT")
+            with DEADLINES.guard(db, STATEMENT_SECONDS):
+                try:
+                    result = write(db)
+                except BaseException:
+                    if not db.broken:
+                        db.execute("ROLLBACK")
+                    raise
+                committing = True
+                db.execute("COMMIT")
         except (psycopg.IntegrityError, Fenced, LookupError):
             raise
         except psycopg.Error as error:
@@ -574,19 +672,29 @@ class PostgresLog:
     def _read(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """A query on the loop's connection; one found dead (the database restarted since)
         is made again once."""
+        if time.monotonic() < self._reads_refused_until:  # it just failed: fail at once
+            raise LogUnavailable("the event log cannot be read (the database did not answer)")
         for attempt in (1, 2):
             fresh = self._read_db is None or self._read_db.closed
+            started = time.monotonic()
             try:
                 if fresh:
                     self._read_db = self._connect()
                 assert self._read_db is not None
-                return self._read_db.execute(query, params).fetchall()
+                with DEADLINES.guard(self._read_db, STATEMENT_SECONDS):
+                    return self._read_db.execute(query, params).fetchall()
             except psycopg.Error as error:
                 if self._read_db is not None:
                     self._read_db.close()
                     self._read_db = None
-                if fresh or attempt == 2 or not isinstance(error, psycopg.OperationalError):
+                slow = time.monotonic() - started >= STATEMENT_SECONDS
+                if fresh or slow or attempt == 2 or not isinstance(error, psycopg.OperationalError):
+                    if slow:  # the loop waited once: the next reads are refused for a while
+                        self._reads_refused_until = time.monotonic() + READS_REFUSED_SECONDS
                     raise LogUnavailable(f"the event log cannot be read ({error})") from None
+            except LogUnavailable:  # could not connect
+                self._reads_refused_until = time.monotonic() + READS_REFUSED_SECONDS
+                raise
         raise AssertionError("unreachable")
 
     def _seq(self, table_id: str) -> int:

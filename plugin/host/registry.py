@@ -38,7 +38,7 @@ from typing import Any
 from .clock import RealClock
 from .ending import SUCCESSOR, end_view
 from .game import check_settings, is_event_record, replay
-from .log import EventLog, LogUnavailable
+from .log import EventLog, Fenced, LogUnavailable
 from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
 CLOCK_SAVE_SECONDS = 1.0
-HEARTBEAT_SECONDS = 1.0  # a shared log's leases are renewed this often (they last 3 s)
+HEARTBEAT_SECONDS = 0.4  # a shared log's leases are renewed this often (they last 2 s)
 CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
 
@@ -100,12 +100,17 @@ class Registry:
         self._saver: asyncio.Task[None] | None = None
         self._heartbeat_every = heartbeat
         self._heartbeat: asyncio.Task[None] | None = None
+        self._claimer: asyncio.Task[None] | None = None
+        self._lost_opening: set[str] = set()  # leases lost while their table was opening
         self._dropping: set[asyncio.Task[None]] = set()
         # Called with a table's id once it is dropped here (the web app closes its
         # sockets, so its widgets reconnect and find the server that hosts it now).
         self.on_drop: Callable[[str], None] = lambda table_id: None
         self._lock = asyncio.Lock()
         self._next_lock = asyncio.Lock()  # one next game at a time (a double click)
+        self._opening: set[str] = set()  # tables being replayed and started
+        self._renewed = time.monotonic()  # the last heartbeat sent that the database answered
+        self._claimed: dict[str, float] = {}  # table id -> when its lease was last taken here
 
     async def start(self) -> None:
         """Rebuild every live table in the log (replay), then save running timers every
@@ -115,6 +120,7 @@ class Registry:
             self.log.on_fenced(self._on_fenced)
             await self._claim_unowned()
             self._heartbeat = asyncio.create_task(self._keep_leases(), name="leases")
+            self._claimer = asyncio.create_task(self._keep_claiming(), name="claims")
         else:
             for table_id, record in self.log.tables():
                 await self._open_or_mark_broken(table_id, record)
@@ -127,14 +133,15 @@ class Registry:
         if len(self.tables) >= self.max_tables:
             raise TooManyTables(self.max_tables)
         table_id = table_id or new_table_id()
+        self._claimed[table_id] = time.monotonic()  # made with its lease (a shared log)
         self.log.create_table(table_id, settings.to_record())
         return await self._open(table_id, settings)
 
     async def get(self, table_id: str) -> Table | None:
         """The table, opened from the log if another process (autohost table new) made it."""
         table = self.tables.get(table_id)
-        if table is not None:
-            return table
+        if table is not None:  # a lease not renewed in time (resumed after a pause): not ours
+            return table if self.holds(table_id) else None
         async with self._lock:
             if table_id in self.tables:
                 return self.tables[table_id]
@@ -144,7 +151,7 @@ class Registry:
                 record = self.log.table_settings(table_id)
                 if record is None or len(self.tables) >= self.max_tables:
                     return None
-                if not await self.log.claim(table_id):  # another server hosts it
+                if not await self._claim(table_id):  # another server hosts it
                     return None
             except LogUnavailable:  # the database is away: not here for now
                 return None
@@ -152,10 +159,15 @@ class Registry:
 
     async def archive(self, table_id: str) -> bool:
         """Stop a table (microphones given back, timer saved) and archive it: its record
-        stays whole and exportable, it is not reopened. False if there is no such table."""
+        stays whole and exportable, it is not reopened. False if there is no such table.
+        On a shared log only the owner archives (the write is fenced by its lease): a table
+        nobody holds is claimed first; one another server hosts raises Fenced, unchanged."""
         table = self.tables.get(table_id)
         if table is None and self.log.table_settings(table_id) is None:
             return False
+        unowned = table is None and self.log.shared and not self.log.is_archived(table_id)
+        if unowned and not await self.log.claim(table_id):
+            raise Fenced(f"another server hosts table {table_id}: archive it there")
         if table is not None and table.state.over and table.successor is None:
             # The next game's table id, reserved while this server may still write here:
             # on a shared log nobody may write to an archived table (no lease), and the
@@ -164,11 +176,17 @@ class Registry:
                 await table.record_successor(new_table_id())
             except LogUnavailable as failure:
                 logger.error("table %s: no successor reserved: %s", table_id, failure)
-        self.tables.pop(table_id, None)
+        table = self.tables.pop(table_id, None)
         if table is not None:
             await table.stop()
-        self.log.archive(table_id)
+        try:
+            self.log.archive(table_id)
+        finally:
+            if self.log.shared and table is None:  # claimed only to archive it
+                with contextlib.suppress(LogUnavailable):
+                    await self.log.release([table_id])
         self.broken.pop(table_id, None)
+        self._claimed.pop(table_id, None)
         return True
 
     def final(self, table_id: str) -> Snapshot | None:
@@ -258,16 +276,27 @@ class Registry:
             if self.log.shared:
                 await self.log.release([table_id])
 
+    def holds(self, table_id: str) -> bool:
+        """Whether this server may act for the table now (its microphones, its voice): it
+        hosts it and, on a shared log, renewed its leases less than a lease ago. A server
+        resumed after a pause must not touch microphones before it has dropped the table."""
+        if table_id not in self.tables and table_id not in self._opening:
+            return False
+        if not self.log.shared:
+            return True
+        since = max(self._renewed, self._claimed.get(table_id, 0.0))
+        return time.monotonic() - since < float(getattr(self.log, "lease", 2.0))
+
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a
         shared log, hand the tables over instead: microphones kept as they are, leases
         expired so that another server claims them at once."""
-        for task in (self._saver, self._heartbeat, *self._dropping):
+        for task in (self._saver, self._heartbeat, self._claimer, *self._dropping):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        self._saver = self._heartbeat = None
+        self._saver = self._heartbeat = self._claimer = None
         hand_off = self.log.shared
         for table in list(self.tables.values()):
             try:
@@ -298,6 +327,9 @@ class Registry:
         finished in an earlier run); one that cannot be rebuilt is marked broken."""
         try:
             table = await self._open(table_id, TableSettings.from_record(record))
+        except LogUnavailable as failure:  # the database, not the table: not broken
+            logger.warning("table %s: not opened here (%s)", table_id, failure)
+            return None
         except Exception as error:  # the table's own data: the server goes on without it
             reason = f"{type(error).__name__}: {error}"
             self.broken[table_id] = reason
@@ -318,58 +350,84 @@ class Registry:
             voice=self._voice_factory(table_id, settings),
             hub=self.hub,
         )
+        self._opening.add(table_id)
         try:
             await table.start()
         except BaseException:
             with contextlib.suppress(Exception):  # give back what the factories made
                 await table.stop()
             raise
+        finally:
+            self._opening.discard(table_id)
+        if table_id in self._lost_opening:  # another server took it meanwhile: not ours
+            self._lost_opening.discard(table_id)
+            await table.stop(hand_off=True)
+            raise Fenced(f"table {table_id} was taken by another server while it opened")
         self.tables[table_id] = table
         return table
 
     # --- leases (a shared log) -----------------------------------------------------------
 
     async def _keep_leases(self) -> None:
-        """Every second renew the leases of the open tables and drop those lost; four times
-        a second claim those nobody holds (a dead server's tables wait for no more than
-        what was left of its lease). Late by a whole lease (paused, cut off from the
-        database): drop everything first, others may have claimed it meanwhile."""
-        lease = float(getattr(self.log, "lease", 3.0))
-        renewed = sent = time.monotonic()
+        """Renew the leases of the open tables (and of those being opened) every heartbeat
+        and drop those lost. Late by a whole lease (paused, cut off from the database):
+        drop everything first, others may have claimed it meanwhile. Claims run in their
+        own task: opening a claimed table (a replay, a LiveKit room) never holds this up."""
+        lease = float(getattr(self.log, "lease", 2.0))
+        renewed = self._renewed = time.monotonic()
         while True:
-            await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
+            await asyncio.sleep(self._heartbeat_every)
             now = time.monotonic()
             if now - renewed > lease and self.tables:
                 logger.warning("no heartbeat for %.1f s: dropping every table", now - renewed)
                 for table_id in list(self.tables):
                     await self._drop(table_id, "its lease may have run out")
             try:
-                if now - sent >= self._heartbeat_every:
-                    sent = now
-                    lost = await self.log.renew(list(self.tables))
-                    renewed = sent
-                    for table_id in lost:
-                        await self._drop(table_id, "another server took its lease")
-                await self._claim_unowned()
+                lost = await self.log.renew([*self.tables, *self._opening])
+                renewed = self._renewed = now
+                for table_id in lost:
+                    if table_id in self._opening:
+                        self._lost_opening.add(table_id)
+                    await self._drop(table_id, "another server took its lease")
             except LogUnavailable as failure:
                 logger.error("leases: %s", failure)
             except Exception:
                 logger.exception("leases: the heartbeat failed")
 
+    async def _keep_claiming(self) -> None:
+        """Four times a heartbeat claim the tables nobody holds (a dead server's tables
+        wait for no more than what was left of its lease)."""
+        while True:
+            await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
+            try:
+                await self._claim_unowned()
+            except LogUnavailable as failure:
+                logger.error("claims: %s", failure)
+            except Exception:
+                logger.exception("claims: a claim pass failed")
+
     async def _claim_unowned(self) -> None:
         """Claim and open every live table nobody holds (a new epoch each), replayed."""
         for table_id in await self.log.unowned():
             async with self._lock:
-                if table_id in self.tables or table_id in self.broken:
-                    continue
+                if table_id in self.tables or table_id in self.broken or table_id in self._opening:
+                    continue  # hosted, broken, or being opened here (made, or claimed by get)
                 if len(self.tables) >= self.max_tables:
                     return
-                if not await self.log.claim(table_id):
+                if not await self._claim(table_id):
                     continue
                 record = self.log.table_settings(table_id)
                 if record is not None:
                     logger.info("table %s: claimed, replayed and hosted here", table_id)
                     await self._open_or_mark_broken(table_id, record)
+
+    async def _claim(self, table_id: str) -> bool:
+        """Take the table's lease; when it was taken counts as a heartbeat for holds()."""
+        asked = time.monotonic()
+        if not await self.log.claim(table_id):
+            return False
+        self._claimed[table_id] = asked
+        return True
 
     def _on_fenced(self, table_id: str) -> None:
         task = asyncio.get_running_loop().create_task(
@@ -382,6 +440,7 @@ class Registry:
         """Stop hosting a table another server may own now, without touching its
         microphones (they are the new owner's) and without writing."""
         table = self.tables.pop(table_id, None)
+        self._claimed.pop(table_id, None)
         if table is None:
             return
         logger.warning("table %s: dropped (%s)", table_id, why)

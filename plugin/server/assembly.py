@@ -113,6 +113,7 @@ def build(options: ServerOptions) -> Hosting:
         room_factory=room_factory,
         voice_factory=voice_factory,
         routes=routes,
+        peers=options.peers,
     )
     return Hosting(options=options, app=create_app(config), tables=tables)
 

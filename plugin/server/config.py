@@ -140,6 +140,15 @@ SETTINGS: tuple[Setting, ...] = (
         str,
         True,
     ),
+    Setting(
+        "peers",
+        _string_list,
+        (),
+        "another server of the club on the same database, by its public origin "
+        "(https://b.club.example; repeatable): pages try it when this one does not answer",
+        str,
+        True,
+    ),
     Setting("ice.stun", _string_list, (), "a STUN URL, stun:host:3478 (repeatable)", str, True),
     Setting(
         "ice.turn",
@@ -322,6 +331,7 @@ def options_from(values: Mapping[str, Any]) -> ServerOptions:
             tls_cert=values["tls.cert"],
             tls_key=values["tls.key"],
             trusted_proxies=tuple(values["proxy.trusted"]),
+            peers=tuple(peer.rstrip("/") for peer in values["peers"]),
             ice=ice,
             udp_ports=values["rtc.udp_ports"],
             max_spectators=values["rtc.max_spectators"],

@@ -73,6 +73,9 @@ class LiveKitTables:
         self._grace = grace
         self.overlays: dict[str, TableOverlay] = {}  # table id -> its overlay (RPC, data)
         self._server: Server | None = None  # set by routes(), before any table opens
+        # Whether this server may touch a table's microphones now (its lease is fresh):
+        # the registry's answer once routes() has the server.
+        self.holds: Callable[[str], bool] = lambda table_id: True
 
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
         if self.only is not None and table_id != self.only:
@@ -86,6 +89,7 @@ class LiveKitTables:
         room = LiveKitRoom.connect(
             self.creds.url, self.creds.api_key, self.creds.api_secret, name,
             reconcile_every=self._reconcile_every, grace=self._grace,
+            may_act=lambda: self.holds(table_id),
         )  # fmt: skip
         # The overlay's RPC methods are registered at each join of the bot (a rejoin, or a
         # new owner after a failover, is a new session: the methods go with it).
@@ -146,6 +150,7 @@ class LiveKitTables:
             return server.signer.issue(table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS)
 
         self._server = server
+        self.holds = lambda table_id: server.registry is None or server.registry.holds(table_id)
         verifier = TokenVerifier(self.creds.api_key, self.creds.api_secret)
         return [
             token_route(self.creds, seat_for_link, self.rooms_by_table.get),

@@ -51,6 +51,9 @@ class ServerOptions:
     # Behind a reverse proxy: the proxies' addresses whose X-Forwarded-For/-Proto are
     # believed (uvicorn's forwarded_allow_ips; "*" for any). Empty: no forwarded headers.
     trusted_proxies: tuple[str, ...] = ()
+    # The club's other servers on the same PostgreSQL (their public origins): the pages
+    # are told them and try them in turn, and their pages may open this one's socket.
+    peers: tuple[str, ...] = ()
     ice: IceSettings = field(
         default_factory=IceSettings
     )  # STUN/TURN for every page and server-side peer

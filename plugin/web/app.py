@@ -33,7 +33,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, WATCH, Command
-from plugin.host.log import LogUnavailable
+from plugin.host.log import Fenced, LogUnavailable
 from plugin.host.ports import Clock, Log
 from plugin.host.registry import (
     MAX_TABLES,
@@ -96,6 +96,9 @@ class ServerConfig:
     # Origins a browser page may change state from, besides the base URL's and the
     # server's own (a club's LiveKit frontend on another site, for example).
     allowed_origins: tuple[str, ...] = ()
+    # The club's other servers on the same database (public origins): told to the pages,
+    # which try them in turn, and allowed as origins like allowed_origins.
+    peers: tuple[str, ...] = ()
     hello_seconds: float = 10.0  # how long a new socket may take to send its token
     messages_per_second: float = MESSAGES_PER_SECOND  # per connection
     message_burst: float = MESSAGE_BURST
@@ -127,7 +130,11 @@ class Server:
         secure = scope.get("scheme") in ("https", "wss")
         return origin_allowed(
             headers.get("origin"),
-            allowed=(origin_of(self.config.base_url), *self.config.allowed_origins),
+            allowed=(
+                origin_of(self.config.base_url),
+                *self.config.allowed_origins,
+                *(origin_of(peer) for peer in self.config.peers),
+            ),
             host=headers.get("host"),
             scheme="https" if secure else "http",
         )
@@ -209,6 +216,18 @@ class Server:
         )
         return protocol.encode_moved(table_id, token)
 
+    def elsewhere(self, table_id: str) -> str | None:
+        """The public URL of the server that holds the table's lease now, if another."""
+        registry = self.registry
+        url_of = getattr(registry.log, "owner_url", None) if registry is not None else None
+        if url_of is None:
+            return None
+        try:
+            url = url_of(table_id)
+        except LogUnavailable:
+            return None
+        return url if url and url != self.config.base_url else None
+
     def room_for(self, table_id: str) -> Any:
         """The room backend of a running table, None if it is not open (rtc_routes)."""
         table = self.registry.tables.get(table_id) if self.registry else None
@@ -236,6 +255,9 @@ def create_app(config: ServerConfig) -> Starlette:
             voice_factory=config.voice_factory,
             max_tables=config.max_tables,
         )
+        shared: Any = registry.log
+        if hasattr(shared, "url_of"):  # a shared log names our public URL in our leases
+            shared.url_of = lambda: server.config.base_url
 
         def dropped(table_id: str) -> None:
             message = "another server hosts this table now: reconnect"
@@ -254,6 +276,7 @@ def create_app(config: ServerConfig) -> Starlette:
     routes: list[BaseRoute] = [
         WebSocketRoute("/ws", _websocket_endpoint(server)),
         Route("/healthz", _healthz(server)),
+        Route("/api/servers", _servers_endpoint(server)),
         Route("/api/tables", _tables_endpoint(server), methods=["GET", "POST"]),
         Route("/api/tables/{table_id}", _table_endpoint(server)),
         Route("/api/tables/{table_id}/archive", _archive_endpoint(server), methods=["POST"]),
@@ -330,7 +353,9 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
             code, message = server.missing(grant.table)
             retry = code in ("table_elsewhere", "log_unavailable")
             close = CLOSE_ELSEWHERE if retry else CLOSE_NO_TABLE
-            await _refuse(websocket, code, message, close)
+            # The owner's public URL (its lease): the page reconnects there, not at random.
+            owner = server.elsewhere(grant.table) if code == "table_elsewhere" else None
+            await _refuse(websocket, code, message, close, server=owner)
             return
         try:
             grant = server.admit(token, table)
@@ -408,8 +433,13 @@ def _viewer_of(grant: Grant | Watch) -> Viewer:
     return grant.seat
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
-    await websocket.send_text(protocol.encode_error(code, message).decode())
+async def _refuse(
+    websocket: WebSocket, code: str, message: str, close_code: int, *, server: str | None = None
+) -> None:
+    error = protocol.encode_error(code, message)
+    if server is not None:  # {"type": "error", ..., "server": URL}: where to go instead
+        error = error[:-1] + b',"server":' + msgspec.json.encode(server) + b"}"
+    await websocket.send_text(error.decode())
     await websocket.close(code=close_code, reason=code)
 
 
@@ -469,6 +499,16 @@ async def _serve_client(
 # --- HTTP ------------------------------------------------------------------------------------
 
 
+def _servers_endpoint(server: Server) -> Callable[[Request], Any]:
+    """GET /api/servers: this server's base URL and its peers' (public: the pages read it
+    to know where else their table may be hosted after a failover)."""
+
+    async def servers(request: Request) -> Response:
+        return JSONResponse({"self": server.config.base_url, "peers": list(server.config.peers)})
+
+    return servers
+
+
 def _healthz(server: Server) -> Callable[[Request], Any]:
     """200 {"ok": true, ...} while the server can take inputs; 503 while it is starting or
     stopping, or while its event log cannot be written. Broken tables are listed."""
@@ -513,6 +553,7 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
                 {"id": t.id, "phase": _phase(t), "over": bool(t.state.over),
                  "owner": registry.log.owner}
                 for t in registry.tables.values()
+                if registry.holds(t.id)  # a lease not renewed in time: not ours to report
             ]  # fmt: skip
             listed += [{"id": i, "broken": why} for i, why in registry.broken.items()]
             return JSONResponse(listed)
@@ -559,8 +600,13 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
         table_id = request.path_params["table_id"]
         live = server.registry.tables.get(table_id)
         over = live is not None and live.state.over
-        if not await server.registry.archive(table_id):
-            return _error(404, "no_table", "no such table")
+        try:
+            if not await server.registry.archive(table_id):
+                return _error(404, "no_table", "no such table")
+        except Fenced as refused:  # a shared log: only the server that hosts it archives
+            return _error(409, "table_elsewhere", str(refused))
+        except LogUnavailable as failure:
+            return _error(503, "log_unavailable", str(failure))
         if over:  # its pages reconnect to their end screen, served from the log
             server.hub.close_table(table_id, "game_over", "the game is over")
         else:

@@ -20,7 +20,7 @@ from plugin.testing import Client, ServerProcess, connect
 from plugin.testing.postgres import PostgresServer, running_postgres
 
 AUTOHOST = [sys.executable, "-m", "plugin.cli"]
-TAKEOVER_SECONDS = 15  # a lease (3 s), a heartbeat (1 s), a replay, on a busy machine
+TAKEOVER_SECONDS = 15  # a lease (2 s), a heartbeat (0.4 s), a replay, on a busy machine
 
 
 @pytest.fixture(scope="session")

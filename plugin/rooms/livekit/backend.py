@@ -97,6 +97,7 @@ class LiveKitRoom:
         reconcile_every: float = 5.0,
         grace: float = 10.0,
         on_stop: Callable[[], Awaitable[None]] | None = None,
+        may_act: Callable[[], bool] = lambda: True,
     ) -> None:
         if not room:
             raise ValueError("a LiveKit room name is required")
@@ -120,6 +121,10 @@ class LiveKitRoom:
         self._wake = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
         self._on_stop = on_stop
+        # False while this server may no longer own the table (a lease not renewed in
+        # time: paused, cut off from the database): no update is sent, the new owner's are
+        # left alone. The registry drops the table soon after.
+        self.may_act = may_act
 
     @classmethod
     def connect(
@@ -272,7 +277,7 @@ class LiveKitRoom:
             failed: set[str] = set()
             while True:
                 todo = [change for change in self.plan() if change[0] not in failed]
-                if not todo:
+                if not todo or not self.may_act():
                     return
                 identity, grant = todo[0]
                 if not await self._send(identity, grant):

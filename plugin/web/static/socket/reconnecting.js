@@ -11,6 +11,8 @@
 //   4401/4404 (bad token, no table), which reconnecting would only repeat.
 // - `close()` stops for good; `drop()` closes the socket as a network fault would (tests).
 // - The WebSocket class and the timers are injectable, so tests/js runs this under node.
+// - Several servers and no load balancer: `ServerList` picks the URL of each attempt (the
+//   owner a refusal named, else the next server in turn).
 
 export const FINAL_CLOSE_CODES = Object.freeze([4401, 4404]);
 export const FIRST_DELAY_MS = 250;
@@ -22,6 +24,50 @@ const OPEN = 1; // WebSocket.OPEN
  * never goes in a URL (proxies and servers keep URLs in their access logs). */
 export function hello(token, table) {
   return JSON.stringify(table ? { type: "hello", token, table } : { type: "hello", token });
+}
+
+/** The socket URL (…/ws) of a server given by its public base URL (http(s)://host[/path]). */
+export function socketUrlOf(base) {
+  const url = new URL("ws", base.endsWith("/") ? base : `${base}/`);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  return url.toString();
+}
+
+/**
+ * The servers a page may find its table on, with no load balancer in front (docs/servers.md):
+ * its own first, then the club's others (GET /api/servers), tried in turn after every close;
+ * a refusal that names the owner (`table_elsewhere` with `server`, from the lease) is tried
+ * next instead. Give `current` to reconnecting() as its URL function.
+ */
+export class ServerList {
+  constructor(urls = []) {
+    this.urls = [];
+    this.index = 0;
+    this.hinted = null;
+    this.add(urls);
+  }
+
+  add(urls) {
+    for (const url of urls) if (url && !this.urls.includes(url)) this.urls.push(url);
+  }
+
+  current = () => this.hinted ?? this.urls[this.index % this.urls.length];
+
+  /** The next socket goes to `url` (the server that holds the table now). */
+  redirect(url) {
+    if (!url) return;
+    this.add([url]);
+    this.hinted = url;
+  }
+
+  /** The socket to current() closed with no redirect: the next one goes to the next server. */
+  failed() {
+    if (this.hinted !== null) {
+      this.index = this.urls.indexOf(this.hinted);
+      this.hinted = null;
+    }
+    this.index = (this.index + 1) % this.urls.length;
+  }
 }
 
 /** Whether a socket closed with this event should be reopened (not 4401/4404). */

@@ -11,7 +11,8 @@ import { useTexts } from "../video/tile.js";
 import { startVideoIfAvailable } from "./av.js";
 import { Countdown, formatSeconds } from "./clock.js";
 import { renderEnd, endContainer } from "../end/end.js";
-import { moveTo, openSocket, tableIdFromPath, takeToken } from "./socket.js";
+import { ServerList, socketUrlOf } from "../socket/reconnecting.js";
+import { moveTo, openSocket, socketUrl, tableIdFromPath, takeToken } from "./socket.js";
 import { ensureTiles, toast } from "./tiles.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -100,6 +101,13 @@ export async function startPage({ debugName, onView, title, onNextGame }) {
     });
   }
 
+  // Several servers with no load balancer: this one first, then the club's others, and
+  // after a failover the one that hosts the table now (docs/servers.md).
+  const servers = new ServerList([socketUrl()]);
+  fetch(new URL("../../api/servers", location.href))
+    .then((answer) => (answer.ok ? answer.json() : null))
+    .then((told) => told && servers.add((told.peers ?? []).map(socketUrlOf)))
+    .catch(() => {});
   const socket = openSocket(token, {
     onState: (next) => receive(next),
     onStatus: (next) => {
@@ -110,7 +118,7 @@ export async function startPage({ debugName, onView, title, onNextGame }) {
     // The host started the next game: this page's seat there (its token came over this
     // page's own socket).
     onMoved: (moved) => moveTo(moved.table, moved.token),
-  });
+  }, { servers });
   window[debugName] = { socket, get view() { return view; } };
   setInterval(() => view && renderClock(), 200);
 

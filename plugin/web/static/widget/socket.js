@@ -5,7 +5,7 @@
 // The reconnecting (backoff with jitter; a close with 4401/4404, bad token or no table, is
 // final) is socket/reconnecting.js, shared with the LiveKit transport and the video mesh.
 
-import { hello, reconnecting } from "../socket/reconnecting.js";
+import { hello, reconnecting, socketUrlOf } from "../socket/reconnecting.js";
 
 const VERSION = 1;
 
@@ -26,7 +26,9 @@ export function socketUrl() {
  * handlers: onState(view), onStatus("connecting"|"online"|"reconnecting"|"refused"),
  *           onError({error, message, id}), onAck({id, duplicate}),
  *           onMoved({table, token}): the next game is at another table
- * options (tests): url, and reconnecting.js's WebSocket, timers, backoff.
+ * options: servers (a ServerList: several servers, no load balancer: each attempt goes to
+ *          the owner a refusal named, or the next server), url (tests), and reconnecting.js's
+ *          WebSocket, timers, backoff.
  * Returns {send(type, fields) → id, close(), drop()} (drop: close the socket as a network
  * fault would, to test reconnection).
  */
@@ -40,12 +42,20 @@ export function openSocket(token, handlers, options = {}) {
     handlers.onStatus?.(value);
   }
 
+  const servers = options.servers ?? null;
+  let redirected = false;
+
   function receive(data) {
     let message;
     try {
       message = JSON.parse(data);
     } catch (_) {
       return;
+    }
+    if (servers && message.type === "error" && message.error === "table_elsewhere"
+        && typeof message.server === "string") {
+      servers.redirect(socketUrlOf(message.server));
+      redirected = true;
     }
     if (message.type === "state") handlers.onState?.(message);
     else if (message.type === "error") handlers.onError?.(message);
@@ -54,12 +64,17 @@ export function openSocket(token, handlers, options = {}) {
   }
 
   status("connecting");
-  const connection = reconnecting(options.url ?? socketUrl(), {
+  const url = servers ? servers.current : (options.url ?? socketUrl());
+  const connection = reconnecting(url, {
     onOpen: () => {
       connection.send(hello(token));
       status("online");
     },
     onMessage: receive,
+    onClose: () => {
+      if (servers && !redirected) servers.failed();
+      redirected = false;
+    },
     onRetry: () => status("reconnecting"),
     onGiveUp: () => status("refused"),
   }, options);
