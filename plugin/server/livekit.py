@@ -16,6 +16,7 @@ from typing import Literal
 from livekit.api import TokenVerifier
 from starlette.routing import BaseRoute
 
+from plugin.host.log import LogUnavailable
 from plugin.host.ports import RoomBackend, Voice
 from plugin.host.settings import TableSettings
 from plugin.host.silent import SilentRoom, SilentVoice
@@ -133,18 +134,51 @@ class LiveKitTables:
         """/livekit/token, /livekit/link, /livekit/webhook and LiveKit mode's static files."""
 
         def seat_for_link(link: str) -> tuple[str, int | Literal["host", "watch"]] | None:
-            """A link of an open table, for one of its seats, of the seat's current link:
-            the same check as every other endpoint's (Server.admit); a watch link gets a
-            spectator's subscribe-only, hidden LiveKit token (tokens.spectator_token)."""
-            try:
-                tables = server.registry.tables if server.registry else {}
-                table = tables.get(server.signer.verify_any(link).table)
-                if table is None:
-                    return None
-                grant = server.admit(link, table)
-            except TokenError:
+            """A link of a table, for one of its seats, of the seat's current link: the
+            same check as every other endpoint's (Server.admit); a watch link gets a
+            spectator's subscribe-only, hidden LiveKit token (tokens.spectator_token). On a
+            shared log a table another server hosts is checked against the log, so a page
+            gets its LiveKit token from any server of the club (the bot is in the room
+            whichever server runs it)."""
+            registry = server.registry
+            if registry is None:
                 return None
-            return grant.table, grant.seat
+            try:
+                claimed = server.signer.verify_any(link)
+                table = registry.tables.get(claimed.table)
+                if table is not None:
+                    grant = server.admit(link, table)
+                    return grant.table, grant.seat
+                if not registry.log.shared or registry.log.is_archived(claimed.table):
+                    return None
+                record = registry.log.table_settings(claimed.table)
+                if record is None:
+                    return None
+                seats = TableSettings.from_record(record).seats
+                if isinstance(claimed.seat, int) and not 1 <= claimed.seat <= seats:
+                    return None
+                if claimed.generation != registry.link_generations(claimed.table).get(
+                    claimed.seat, 0
+                ):
+                    return None
+            except (TokenError, LogUnavailable):
+                return None
+            return claimed.table, claimed.seat
+
+        def room_of(table_id: str) -> str | None:
+            """The LiveKit room of a table: the one its bot is in here, else (a table
+            another server hosts) the one its settings name."""
+            name = self.rooms_by_table.get(table_id)
+            if name is not None or server.registry is None:
+                return name
+            try:
+                record = server.registry.log.table_settings(table_id)
+            except LogUnavailable:
+                return None
+            if record is None:
+                return None
+            settings = TableSettings.from_record(record)
+            return self._fixed_rooms.get(table_id) or room_name_for(table_id, settings)
 
         def issue_link(table: str, seat: int | Literal["host"]) -> str:
             return server.signer.issue(table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS)
@@ -153,7 +187,7 @@ class LiveKitTables:
         self.holds = lambda table_id: server.registry is None or server.registry.holds(table_id)
         verifier = TokenVerifier(self.creds.api_key, self.creds.api_secret)
         return [
-            token_route(self.creds, seat_for_link, self.rooms_by_table.get),
+            token_route(self.creds, seat_for_link, room_of),
             link_route(verifier, self.tables_by_room.get, issue_link),
             webhook_route(self.creds.api_key, self.creds.api_secret, self.events_for),
             *static_routes(),

@@ -70,6 +70,15 @@ async def test_the_new_owners_bot_answers_the_same_participant(
         table_id = created.json()["id"]
         room = f"autohost-{table_id}"
         owner = owner_of(table_id, servers)
+        # Any server of the club mints a page's LiveKit token, not only the owner.
+        other = next(server for server in servers if server is not owner)
+        seat7 = created.json()["seats"][6]["token"]
+        minted = httpx.post(f"{other.base}/livekit/token", json={"link": seat7}, timeout=10)
+        assert minted.status_code == 200, minted.text
+        assert (minted.json()["room"], minted.json()["seat"]) == (room, 7)
+        forged = seat7[:-2] + ("AA" if not seat7.endswith("AA") else "BB")
+        refused = httpx.post(f"{other.base}/livekit/token", json={"link": forged}, timeout=10)
+        assert refused.status_code == 401, refused.text
         host = OverlayClient(creds.url, host_token(creds, room))
         player = OverlayClient(creds.url, player_token(creds, room, 7))
         clients += [host, player]
