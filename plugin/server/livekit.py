@@ -169,10 +169,13 @@ class LiveKitTables:
             """The LiveKit room of a table: the one its bot is in here, else (a table
             another server hosts) the one its settings name."""
             name = self.rooms_by_table.get(table_id)
-            if name is not None or server.registry is None:
-                return name
+            registry = server.registry
+            if name is not None or registry is None or table_id in registry.tables:
+                return name  # hosted here: its bot's room, or none (a table without one)
+            if not registry.log.shared:
+                return None
             try:
-                record = server.registry.log.table_settings(table_id)
+                record = registry.log.table_settings(table_id)
             except LogUnavailable:
                 return None
             if record is None:
