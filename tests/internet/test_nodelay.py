@@ -36,7 +36,8 @@ def _accepted(server_address: tuple[str, int], peer: tuple[str, int]) -> socket.
         except OSError:
             continue
         try:
-            if candidate.getsockname()[:2] == server_address and candidate.getpeername()[:2] == peer:
+            ends = (candidate.getsockname()[:2], candidate.getpeername()[:2])
+            if ends == (server_address, peer):
                 return candidate
         except OSError:
             pass
