@@ -13,6 +13,11 @@ Theory of operation (issue 4):
 - The rare writes whose caller must know the outcome before going on (`create_table`,
   `mark_undone`; `append` for tools and tests) block their caller until the writer has
   done them, after everything queued before them.
+- The writer never checkpoints the WAL itself: a checkpoint copies megabytes into the main
+  file and syncs it, 60-150 ms on this disk, and the commit that happened to cross
+  SQLite's threshold carried it, with every vote queued behind it (bench/load.py's p99).
+  A checkpointer thread with its own connection does it every CHECKPOINT_SECONDS, beside
+  the commits (WAL lets a checkpoint run while the writer appends).
 - Undo marks an entry `undone`; nothing is ever deleted (the log is also the game's record).
 - `client_id` is unique per table: a retried client message is found and not applied twice.
 - The `clocks` row keeps the current timer and the time it had left; the table saves it on
@@ -34,6 +39,7 @@ import asyncio
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -46,6 +52,7 @@ import msgspec
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 FILE_MODE = 0o600  # the log holds every game's secrets (roles, checks): the owner only
+CHECKPOINT_SECONDS = 1.0
 
 
 class BadLogFile(Exception):
@@ -137,6 +144,7 @@ class EventLog:
             self._writer.shutdown(wait=True)
             raise
         self._db = sqlite3.connect(str(path), isolation_level=None)  # reads, this thread
+        self._checkpointer = _Checkpointer(self.path, CHECKPOINT_SECONDS)
         self._next_seq: dict[str, int] = {}
         self._batch: list[tuple[Row, asyncio.Future[int]]] = []
         self._draining: asyncio.Task[None] | None = None
@@ -170,6 +178,7 @@ class EventLog:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's job, not a commit's
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(SCHEMA)
             problems = [row[0] for row in db.execute("PRAGMA quick_check(5)")]
@@ -390,6 +399,7 @@ class EventLog:
         if batch:
             _settle(batch, self._wait_for_writer(self._insert, [row for row, _ in batch]))
         self._db.close()
+        self._checkpointer.stop()
         try:
             self._wait_for_writer(self._close_writer)
         finally:
@@ -479,6 +489,41 @@ def _done() -> Future[None]:
 def _log_failure(future: Future[None]) -> None:
     if future.exception() is not None:
         logger.error("event log: saving the clocks failed", exc_info=future.exception())
+
+
+class _Checkpointer:
+    """A thread that checkpoints the log's WAL into its main file every `every` seconds,
+    with its own connection, so no commit waits for it (PASSIVE: it copies what no reader
+    still needs and never blocks the writer). A failing checkpoint is logged and tried
+    again: the WAL only grows meanwhile, and the writer reports the disk's health."""
+
+    def __init__(self, path: Path, every: float) -> None:
+        self.path = path
+        self.every = every
+        self.runs = 0  # checkpoints done (tests)
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="event-log checkpoint")
+        self._thread.daemon = True  # close() stops it; a crash must not wait for it
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        db: sqlite3.Connection | None = None
+        try:
+            while not self._stopping.wait(self.every):
+                try:
+                    if db is None:
+                        db = sqlite3.connect(str(self.path), isolation_level=None)
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.runs += 1
+                except sqlite3.Error as error:
+                    logger.warning("event log %s: checkpoint failed: %s", self.path, error)
+        finally:
+            if db is not None:
+                db.close()
 
 
 class _Transaction:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import msgspec
 import pytest
 
+from plugin.host import log as log_module
 from plugin.host.log import ClockRow, EventLog
 
 
@@ -201,3 +204,33 @@ def test_writes_keep_their_order_and_clock_saves_do_not_wait(tmp_path: Path) -> 
     assert saved.done() and saved.exception() is None
     assert log.load_clock("t1") == ClockRow(timer_id=1, remaining=30.0, paused=False)
     log.close()
+
+
+def test_commits_never_checkpoint_the_checkpointer_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkpoint (60-150 ms on a busy disk) never rides on a commit: the writer's
+    connection has automatic checkpoints off, and the checkpointer thread copies the WAL
+    into the main file on its own, so a copy of the main file alone has every row."""
+    monkeypatch.setattr(log_module, "CHECKPOINT_SECONDS", 0.05)
+    path = tmp_path / "log.db"
+    log = EventLog(path)
+    writer = log._write_db
+    assert (
+        log._wait_for_writer(lambda: writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0]) == 0
+    )
+    log.create_table("t1", {})
+    for i in range(300):
+        log.append("t1", {"type": "vote", "n": i}, source="1")
+    runs = log._checkpointer.runs
+    for _ in range(200):
+        if log._checkpointer.runs >= runs + 2:
+            break
+        time.sleep(0.02)
+    assert log._checkpointer.runs >= runs + 2, "the checkpointer did not run"
+    copy = tmp_path / "main-file-only.db"
+    shutil.copyfile(path, copy)  # without its -wal: only what was checkpointed
+    rows = sqlite3.connect(copy).execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    assert rows == 300
+    log.close()
+    assert not log._checkpointer._thread.is_alive()
