@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import gc
 import os
 import secrets
 import socket
@@ -31,6 +30,7 @@ from plugin.signing import load_admin_key
 from plugin.web.app import Server, ServerConfig, create_app
 from plugin.web.ice import server_ice_routes
 
+from .collector import Collector
 from .embedded import EmbeddedTables, embedded_routes
 from .exports import protocol_routes
 from .http import Listening, listening, wait_stopped
@@ -192,14 +192,16 @@ async def _serve(options: ServerOptions, name: str, session: Session | None) -> 
     ) as where:
         if options.base_url is None:  # links carry the port actually picked
             hosting.server.config = replace(hosting.server.config, base_url=where.url)
-        # What the start made (modules, the tables loaded, the voice's phrases) lives as long
-        # as the server: the collector's full passes skip it from now on (half of each
-        # pass's time with 50 tables, bench/load.py: a pause every widget waits through).
-        gc.collect()
-        gc.freeze()
-        print(f"{name}: listening on {where.url} (db {_shown(options.db)})", flush=True)
-        async with session(hosting, where) if session else _nothing():
-            await wait_stopped(where)
+        # Short full collections: what the start made and what survives each full pass
+        # is frozen (plugin/server/collector.py).
+        collector = Collector()
+        collector.start()
+        try:
+            print(f"{name}: listening on {where.url} (db {_shown(options.db)})", flush=True)
+            async with session(hosting, where) if session else _nothing():
+                await wait_stopped(where)
+        finally:
+            await collector.stop()
     return 0
 
 
