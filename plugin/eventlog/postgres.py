@@ -263,6 +263,21 @@ class PostgresLog:
     # --- tables --------------------------------------------------------------------------
 
     def create_table(self, table_id: str, settings: dict[str, Any]) -> None:
+        self._wait_for_writer(self._in_transaction, self._table_rows(table_id, settings))
+        if self.owner is not None:
+            self._taken(table_id, 1)
+
+    async def commit_table(self, table_id: str, settings: dict[str, Any]) -> None:
+        """`create_table` for the event loop: the loop serves the other tables meanwhile."""
+        await self._on_writer(self._in_transaction, self._table_rows(table_id, settings))
+        if self.owner is not None:
+            self._taken(table_id, 1)
+
+    def _table_rows(
+        self, table_id: str, settings: dict[str, Any]
+    ) -> Callable[[psycopg.Connection[Any]], None]:
+        url = self.url_of()
+
         def write(db: psycopg.Connection[Any]) -> None:
             db.execute(
                 "INSERT INTO tables (id, settings, created) VALUES (%s, %s, %s)",
@@ -273,12 +288,10 @@ class PostgresLog:
                     "INSERT INTO leases (table_id, owner, epoch, expires, heartbeat, url)"
                     " VALUES (%s, %s, 1, clock_timestamp() + %s * interval '1 second',"
                     " clock_timestamp(), %s)",
-                    (table_id, self.owner, self.lease, self.url_of()),
+                    (table_id, self.owner, self.lease, url),
                 )
 
-        self._wait_for_writer(self._in_transaction, write)
-        if self.owner is not None:
-            self._taken(table_id, 1)
+        return write
 
     def table_settings(self, table_id: str) -> dict[str, Any] | None:
         rows = self._read("SELECT settings FROM tables WHERE id = %s", (table_id,))
@@ -293,6 +306,13 @@ class PostgresLog:
 
     def archive(self, table_id: str) -> None:
         """Archive a table, fenced like every write: only the holder of its lease may."""
+        self._wait_for_writer(self._in_transaction, self._archived_row(table_id))
+
+    async def commit_archive(self, table_id: str) -> None:
+        """`archive` for the event loop (as `commit_table`)."""
+        await self._on_writer(self._in_transaction, self._archived_row(table_id))
+
+    def _archived_row(self, table_id: str) -> Callable[[psycopg.Connection[Any]], None]:
         row = (table_id, time.time())
 
         def write(db: psycopg.Connection[Any]) -> None:
@@ -303,7 +323,7 @@ class PostgresLog:
                 row,
             )
 
-        self._wait_for_writer(self._in_transaction, write)
+        return write
 
     def is_archived(self, table_id: str) -> bool:
         return bool(self._read("SELECT 1 FROM archived WHERE table_id = %s", (table_id,)))

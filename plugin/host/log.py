@@ -193,12 +193,13 @@ class EventLog:
     # --- tables --------------------------------------------------------------------------
 
     def create_table(self, table_id: str, settings: dict[str, Any]) -> None:
-        row = (table_id, _encode(settings), time.time())
-        self._wait_for_writer(
-            self._in_transaction,
-            lambda db: db.execute(
-                "INSERT INTO tables (id, settings, created) VALUES (?, ?, ?)", row
-            ),
+        self._wait_for_writer(self._in_transaction, _table_row(table_id, settings))
+
+    async def commit_table(self, table_id: str, settings: dict[str, Any]) -> None:
+        """`create_table` for the event loop: queued to the writer behind what is queued,
+        durable when it returns, and the loop serves the other tables meanwhile."""
+        await asyncio.wrap_future(
+            self._writer.submit(self._in_transaction, _table_row(table_id, settings))
         )
 
     def table_settings(self, table_id: str) -> dict[str, Any] | None:
@@ -215,12 +216,12 @@ class EventLog:
 
     def archive(self, table_id: str) -> None:
         """Keep the table's record but stop reopening it at start (idempotent)."""
-        row = (table_id, time.time())
-        self._wait_for_writer(
-            self._in_transaction,
-            lambda db: db.execute(
-                "INSERT OR IGNORE INTO archived (table_id, wall) VALUES (?, ?)", row
-            ),
+        self._wait_for_writer(self._in_transaction, _archived_row(table_id))
+
+    async def commit_archive(self, table_id: str) -> None:
+        """`archive` for the event loop (as `commit_table`)."""
+        await asyncio.wrap_future(
+            self._writer.submit(self._in_transaction, _archived_row(table_id))
         )
 
     def is_archived(self, table_id: str) -> bool:
@@ -451,6 +452,18 @@ class EventLog:
             ).fetchone()
             self._next_seq[table_id] = int(row[0]) + 1
         return self._next_seq[table_id]
+
+
+def _table_row(table_id: str, settings: dict[str, Any]) -> Callable[[sqlite3.Connection], object]:
+    row = (table_id, _encode(settings), time.time())
+    return lambda db: db.execute("INSERT INTO tables (id, settings, created) VALUES (?, ?, ?)", row)
+
+
+def _archived_row(table_id: str) -> Callable[[sqlite3.Connection], object]:
+    row = (table_id, time.time())
+    return lambda db: db.execute(
+        "INSERT OR IGNORE INTO archived (table_id, wall) VALUES (?, ?)", row
+    )
 
 
 def _create_private(path: Path) -> None:

@@ -123,9 +123,16 @@ class Log(Protocol):
     owner: str | None
 
     def create_table(self, table_id: str, settings: dict[str, Any]) -> None: ...
+    async def commit_table(self, table_id: str, settings: dict[str, Any]) -> None:
+        """`create_table` for the server's event loop: it goes on serving the other tables
+        while the write is made durable (like `commit` beside `append`)."""
+
     def table_settings(self, table_id: str) -> dict[str, Any] | None: ...
     def tables(self, *, archived: bool = False) -> list[tuple[str, dict[str, Any]]]: ...
     def archive(self, table_id: str) -> None: ...
+    async def commit_archive(self, table_id: str) -> None:
+        """`archive` for the server's event loop (as `commit_table`)."""
+
     def is_archived(self, table_id: str) -> bool: ...
     def append(
         self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None

@@ -134,7 +134,7 @@ class Registry:
             raise TooManyTables(self.max_tables)
         table_id = table_id or new_table_id()
         self._claimed[table_id] = time.monotonic()  # made with its lease (a shared log)
-        self.log.create_table(table_id, settings.to_record())
+        await self.log.commit_table(table_id, settings.to_record())
         return await self._open(table_id, settings)
 
     async def get(self, table_id: str) -> Table | None:
@@ -180,7 +180,7 @@ class Registry:
         if table is not None:
             await table.stop()
         try:
-            self.log.archive(table_id)
+            await self.log.commit_archive(table_id)
         finally:
             if self.log.shared and table is None:  # claimed only to archive it
                 with contextlib.suppress(LogUnavailable):

@@ -162,3 +162,32 @@ async def test_close_writes_what_was_committed_in_the_same_turn(open_log_at: Ope
     again = open_log_at()
     assert [e.record["type"] for e in again.entries("t1")] == ["last"]
     again.close()
+
+
+async def test_creating_and_archiving_a_table_never_hold_up_the_loop(
+    open_log_at: OpenLog,
+) -> None:
+    """A table made or archived by the server waits for the writer without stopping the
+    event loop (the others' votes go on), and is durable when the call returns."""
+    log = open_log_at()
+    release = _hold_the_writer(log)
+    made = asyncio.create_task(log.commit_table("t1", {"seats": 10}))
+    ticks = 0
+    for _ in range(10):  # the loop goes on while the writer is busy
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert ticks == 10 and not made.done()
+    release.set()
+    await asyncio.wait_for(made, 10)
+    assert log.table_settings("t1") == {"seats": 10}
+    release = _hold_the_writer(log)
+    archived = asyncio.create_task(log.commit_archive("t1"))
+    await asyncio.sleep(0.05)
+    assert not archived.done()
+    release.set()
+    await asyncio.wait_for(archived, 10)
+    assert log.is_archived("t1")
+    log.close()
+    again = open_log_at()
+    assert again.is_archived("t1") and again.table_settings("t1") == {"seats": 10}
+    again.close()
