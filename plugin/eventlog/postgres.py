@@ -49,7 +49,7 @@ from typing import Any, TypeVar
 import msgspec
 import psycopg
 
-from plugin.host.log import ClockRow, Entry, Fenced, LogUnavailable
+from plugin.host.log import ClockRow, CommitTimes, Entry, Fenced, LogUnavailable
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -219,6 +219,7 @@ class PostgresLog:
         self.owner = owner
         self.lease = lease
         self.healthy = True
+        self.commit_times = CommitTimes()
         # This server's public URL, kept in its leases: a server that does not host a
         # table tells a page the owner's (set by the web app; "" for the command line).
         self.url_of: Callable[[], str] = lambda: ""
@@ -668,7 +669,9 @@ class PostgresLog:
                         db.execute("ROLLBACK")
                     raise
                 committing = True
+                started = time.perf_counter()
                 db.execute("COMMIT")
+                self.commit_times.record(time.perf_counter() - started)
         except (psycopg.IntegrityError, Fenced, LookupError):
             raise
         except psycopg.Error as error:

@@ -68,6 +68,33 @@ class Fenced(LogUnavailable):
     refused and the table must be dropped here (plugin.host.ports.Log, ownership)."""
 
 
+class CommitTimes:
+    """How long the log's durable commits took (on the writer thread, the COMMIT alone):
+    what `/healthz` shows, so an operator (and bench/load.py) can tell a slow disk from a
+    slow server. Written by the writer thread, read by the loop: plain counters."""
+
+    SLOW_MS = 50.0
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.slow = 0  # commits over SLOW_MS
+        self.slowest_ms = 0.0
+
+    def record(self, seconds: float) -> None:
+        ms = seconds * 1000
+        self.count += 1
+        self.slow += ms > self.SLOW_MS
+        self.slowest_ms = max(self.slowest_ms, ms)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "commits": self.count,
+            "slow_commits": self.slow,
+            "slow_ms": self.SLOW_MS,
+            "slowest_commit_ms": round(self.slowest_ms, 1),
+        }
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY,
@@ -136,6 +163,7 @@ class EventLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _create_private(self.path)
         self.healthy = True
+        self.commit_times = CommitTimes()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-log")
         # The writer's connection is made on the writer thread and used only there.
         try:
@@ -423,7 +451,7 @@ class EventLog:
         row's fault and raises IntegrityError; anything else SQLite says is the disk's, and
         raises LogUnavailable and marks the log unhealthy until a write succeeds again."""
         try:
-            with _Transaction(self._write_db):
+            with _Transaction(self._write_db, self.commit_times):
                 write(self._write_db)
         except sqlite3.IntegrityError:
             raise
@@ -542,15 +570,18 @@ class _Checkpointer:
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error (the log stays as it was)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, times: CommitTimes) -> None:
         self._db = db
+        self._times = times
 
     def __enter__(self) -> None:
         self._db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
         if kind is None:
+            started = time.perf_counter()
             self._db.execute("COMMIT")
+            self._times.record(time.perf_counter() - started)
         elif self._db.in_transaction:  # a failed BEGIN or COMMIT leaves nothing to roll back
             self._db.execute("ROLLBACK")
 

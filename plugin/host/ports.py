@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from plugin.rules.state import GameState
 
-from .log import ClockRow, Entry
+from .log import ClockRow, CommitTimes, Entry
 from .settings import TableSettings
 from .stream import StreamView
 
@@ -119,6 +119,7 @@ class Log(Protocol):
     (SQLite) holds every table for good."""
 
     healthy: bool
+    commit_times: CommitTimes  # how long durable commits take (what /healthz shows)
     shared: bool
     owner: str | None
 

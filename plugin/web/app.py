@@ -521,6 +521,7 @@ def _healthz(server: Server) -> Callable[[Request], Any]:
             "ok": registry.log.healthy,
             "tables": len(registry.tables),
             "broken": dict(registry.broken),
+            "log": registry.log.commit_times.summary(),
         }
         if not registry.log.healthy:
             body["reason"] = "log_unavailable"

@@ -42,7 +42,16 @@ def drive_to_vote(host: Client, speakers: dict[int, Client], nominations: dict[i
 
 
 def test_health(app_client: TestClient) -> None:
-    assert app_client.get("/healthz").json() == {"ok": True, "tables": 0, "broken": {}}
+    health = app_client.get("/healthz").json()
+    log = health.pop("log")
+    assert health == {"ok": True, "tables": 0, "broken": {}}
+    assert log["slow_commits"] == 0 and log["slow_ms"] == 50.0
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    assert app_client.post("/api/tables", json={}, headers=admin).status_code == 201
+    # The table's record went through a durable commit, which the health answer counts
+    # (an operator's way to tell a slow disk from a slow server).
+    after = app_client.get("/healthz").json()["log"]
+    assert after["commits"] > log["commits"] and after["slowest_commit_ms"] >= 0
 
 
 def test_creating_a_table_needs_the_admin_key(app_client: TestClient) -> None:
