@@ -61,7 +61,23 @@ class GameNotOver(SettingsError):
         super().__init__("game_not_over", f"the game at table {table_id} is not over yet")
 
 
-class TooManyTables(SettingsError):
+class HostingRefused(SettingsError):
+    """This server will not host one more table (409): its cap, or it hosts one only."""
+
+
+class OnlyOneTable(HostingRefused):
+    """A one-table server (`autohost livekit --room`) hosts its own table and no other,
+    even on a database it shares with full servers: it has no room for any other."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(
+            "one_table_server",
+            f"this server hosts table {table_id} only (autohost livekit --room): "
+            "make other tables on an `autohost serve` server",
+        )
+
+
+class TooManyTables(HostingRefused):
     """The server already hosts its maximum of live tables."""
 
     def __init__(self, limit: int) -> None:
@@ -87,8 +103,11 @@ class Registry:
         save_every: float = CLOCK_SAVE_SECONDS,
         max_tables: int = MAX_TABLES,
         heartbeat: float = HEARTBEAT_SECONDS,
+        only: str | None = None,
     ) -> None:
         self.log: Log = EventLog(db) if isinstance(db, str | Path) else db
+        # A one-table server's table: it opens, claims and makes no other (OnlyOneTable).
+        self.only = only
         self.max_tables = max_tables
         self.broken: dict[str, str] = {}  # table id -> why it could not be opened
         self.hub = hub
@@ -123,13 +142,16 @@ class Registry:
             self._claimer = asyncio.create_task(self._keep_claiming(), name="claims")
         else:
             for table_id, record in self.log.tables():
-                await self._open_or_mark_broken(table_id, record)
+                if self._may_host(table_id):
+                    await self._open_or_mark_broken(table_id, record)
         if self._save_every > 0:
             self._saver = asyncio.create_task(self._save_clocks(), name="clock saver")
 
     async def create(self, settings: TableSettings, table_id: str | None = None) -> Table:
         """A new table in its lobby: checked, written to the log, then opened."""
         check_settings(settings)
+        if self.only is not None and table_id != self.only:
+            raise OnlyOneTable(self.only)
         if len(self.tables) >= self.max_tables:
             raise TooManyTables(self.max_tables)
         table_id = table_id or new_table_id()
@@ -142,6 +164,8 @@ class Registry:
         table = self.tables.get(table_id)
         if table is not None:  # a lease not renewed in time (resumed after a pause): not ours
             return table if self.holds(table_id) else None
+        if not self._may_host(table_id):
+            return None
         async with self._lock:
             if table_id in self.tables:
                 return self.tables[table_id]
@@ -412,6 +436,8 @@ class Registry:
             async with self._lock:
                 if table_id in self.tables or table_id in self.broken or table_id in self._opening:
                     continue  # hosted, broken, or being opened here (made, or claimed by get)
+                if not self._may_host(table_id):
+                    continue  # a one-table server leaves the others to the full servers
                 if len(self.tables) >= self.max_tables:
                     return
                 if not await self._claim(table_id):
@@ -420,6 +446,9 @@ class Registry:
                 if record is not None:
                     logger.info("table %s: claimed, replayed and hosted here", table_id)
                     await self._open_or_mark_broken(table_id, record)
+
+    def _may_host(self, table_id: str) -> bool:
+        return self.only is None or table_id == self.only
 
     async def _claim(self, table_id: str) -> bool:
         """Take the table's lease; when it was taken counts as a heartbeat for holds()."""

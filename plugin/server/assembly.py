@@ -64,6 +64,7 @@ def build(options: ServerOptions) -> Hosting:
     voice_factory: VoiceFactory | None = None
     routes: Sequence[BaseRoute | Callable[[Server], Sequence[BaseRoute]]] = ()
     tables: EmbeddedTables | LiveKitTables | None = None
+    one_table: str | None = None  # autohost livekit --room: this table and no other
     if options.media == "embedded":
         from plugin.rooms.embedded.ice import (
             rtc_ice_servers,
@@ -114,6 +115,7 @@ def build(options: ServerOptions) -> Hosting:
         voice_factory=voice_factory,
         routes=routes,
         peers=options.peers,
+        only=one_table,
     )
     return Hosting(options=options, app=create_app(config), tables=tables)
 

@@ -38,9 +38,9 @@ from plugin.host.ports import Clock, Log
 from plugin.host.registry import (
     MAX_TABLES,
     GameNotOver,
+    HostingRefused,
     Registry,
     RoomFactory,
-    TooManyTables,
     VoiceFactory,
 )
 from plugin.host.settings import SettingsError, TableSettings
@@ -93,6 +93,7 @@ class ServerConfig:
     room_factory: RoomFactory | None = None
     voice_factory: VoiceFactory | None = None
     max_tables: int = MAX_TABLES
+    only: str | None = None  # a one-table server's table (autohost livekit --room)
     # Origins a browser page may change state from, besides the base URL's and the
     # server's own (a club's LiveKit frontend on another site, for example).
     allowed_origins: tuple[str, ...] = ()
@@ -254,6 +255,7 @@ def create_app(config: ServerConfig) -> Starlette:
             room_factory=config.room_factory,
             voice_factory=config.voice_factory,
             max_tables=config.max_tables,
+            only=config.only,
         )
         shared: Any = registry.log
         if hasattr(shared, "url_of"):  # a shared log names our public URL in our leases
@@ -565,7 +567,7 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
             table = await registry.create(settings)
         except BadBody as refusal:
             return _error(refusal.status, refusal.code, refusal.message)
-        except TooManyTables as refusal:
+        except HostingRefused as refusal:
             return _error(409, refusal.code, refusal.message)
         except SettingsError as refusal:
             return _error(400, refusal.code, refusal.message)
@@ -697,7 +699,7 @@ def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
             successor = await registry.next_game(table_id)
         except KeyError:
             return _error(404, "no_table", "no such table")
-        except TooManyTables as refusal:
+        except HostingRefused as refusal:
             return _error(409, refusal.code, refusal.message)
         except GameNotOver as refusal:
             return _error(409, refusal.code, refusal.message)

@@ -1,15 +1,20 @@
 """`autohost livekit --db postgresql://...`: the one-table shortcut keeps its log on
 PostgreSQL (the URL is not folded into a file path), leases its table there, and on SIGINT
-hands it over (lease expired) instead of giving the microphones back."""
+hands it over (lease expired) instead of giving the microphones back. It hosts that table
+and no other: a table of the database nobody holds is left to the full servers (it has no
+LiveKit room for it), and it refuses to make one."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 
+import httpx
 import pytest
 from livekit import api
 
+from plugin.eventlog import open_log
 from plugin.testing import AutohostProcess
 from plugin.testing.livekit_server import API_KEY, API_SECRET
 from plugin.testing.postgres import PostgresServer
@@ -23,6 +28,9 @@ async def test_the_one_table_shortcut_takes_a_postgresql_url(
     livekit_server, postgres: PostgresServer
 ) -> None:
     dsn = postgres.new_database()
+    other = open_log(dsn)  # a table another server made and left (nobody holds it)
+    other.create_table("someone-elses", {"seats": 10})
+    other.close()
     env = dict(LIVEKIT_URL=livekit_server.ws_url, LIVEKIT_API_KEY=API_KEY,
                LIVEKIT_API_SECRET=API_SECRET, AUTOHOST_ADMIN_KEY="admin-test",
                AUTOHOST_SECRET="test-secret-0123456789abcdef0123")  # fmt: skip
@@ -42,6 +50,13 @@ async def test_the_one_table_shortcut_takes_a_postgresql_url(
                                   failover=False) as lkapi:  # fmt: skip
             listed = await lkapi.room.list_participants(api.ListParticipantsRequest(room="pg-room"))
             assert "autohost-bot" in {p.identity for p in listed.participants}
+        url = listening.split("listening on ")[1].split()[0]
+        async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+            admin = {"Authorization": "Bearer admin-test"}
+            made = await http.post("/api/tables", json={}, headers=admin)
+            assert made.status_code == 409 and made.json()["error"] == "one_table_server"
+            await asyncio.sleep(2.0)  # several claim passes (every 0.1 s)
+        assert "someone-elses" not in leases(dsn), "a one-table server claimed another table"
     finally:
         code = process.stop(timeout=30, sig=signal.SIGINT)
     assert code == 0
