@@ -16,6 +16,7 @@ from plugin.rooms.livekit.tokens import Credentials, player_token
 from plugin.server import LiveKitOptions, ServerOptions, build
 from plugin.testing import eventually, serve
 from plugin.testing.livekit_server import API_KEY, API_SECRET
+from plugin.web.pages import STATIC_DIR as STATIC
 
 pytestmark = [
     pytest.mark.slow,
@@ -96,6 +97,15 @@ async def test_a_vote_clicked_in_the_overlay_goes_as_rpc(browser, livekit_server
                 return bool(text) and json.loads(text).get("5") == 1
 
             await eventually(tally_shows, "the overlay shows the tally (data)", seconds=60)
+            # ... in the table's language, as every page of ours (the table is Ukrainian).
+            uk = json.loads((STATIC / "i18n" / "uk.json").read_text(encoding="utf-8"))
+
+            async def in_ukrainian() -> bool:
+                phase = await page.text_content(".autohost-overlay [data-phase]")
+                mic = await page.text_content(".autohost-overlay [data-mic]")
+                return phase == uk["phase.voting"] and mic == uk["overlay.mic_closed"]
+
+            await eventually(in_ukrainian, "the overlay speaks the table's language")
             # Everything went through LiveKit: the page never opened a socket to our server.
             ours = base.replace("http", "ws") + "/"
             assert not [url for url in sockets if url.startswith(ours)], sockets

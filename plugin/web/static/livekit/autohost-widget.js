@@ -106,18 +106,33 @@ export function attachAutohost(room, livekit, options = {}) {
   const watchdog = setInterval(followPermission, 2000);
 
   const overlay = options.container === null ? null : makeOverlay(options.container);
+  // The overlay's texts in the table's language (i18n/*.json), English until they load.
+  let texts = null;
+  let textsFor = null;
+  function say(key, params, english) {
+    return texts && texts.has(key) ? texts(key, params) : english;
+  }
   function render() {
     if (!overlay) return;
     const view = widget.state ?? {};
+    const language = view.table?.language ?? "en";
+    if (textsFor !== language) {
+      textsFor = language;
+      loadTexts(language).then((loaded) => { texts = loaded; render(); });
+    }
     const speakers = view.speakers ?? [];
-    overlay.querySelector("[data-phase]").textContent = view.phase ?? "…";
+    overlay.querySelector("[data-phase]").textContent =
+      view.phase ? say(`phase.${view.phase}`, {}, view.phase) : "…";
+    const seats = speakers.join(", ");
     overlay.querySelector("[data-speaker]").textContent =
-      speakers.length ? `speaking: ${speakers.join(", ")}` : "";
+      speakers.length ? say("overlay.speaking", { seats }, `speaking: ${seats}`) : "";
     const clock = view.clock;
+    const seconds = clock?.remaining != null ? Math.ceil(clock.remaining) : null;
     overlay.querySelector("[data-clock]").textContent =
-      clock?.remaining != null ? `${Math.ceil(clock.remaining)} s` : "";
-    overlay.querySelector("[data-mic]").textContent =
-      micAllowed(local.permissions, Track) ? "🎙 your microphone is open" : "microphone closed";
+      seconds !== null ? say("overlay.seconds", { seconds }, `${seconds} s`) : "";
+    overlay.querySelector("[data-mic]").textContent = micAllowed(local.permissions, Track)
+      ? say("overlay.mic_open", {}, "🎙 your microphone is open")
+      : say("overlay.mic_closed", {}, "microphone closed");
     const votes = overlay.querySelector("[data-votes]");
     votes.replaceChildren();
     const round = view.vote?.round ?? view.vote;  // {candidates, tally} of the open round
