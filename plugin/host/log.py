@@ -41,6 +41,7 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -556,8 +557,9 @@ class _Checkpointer:
         try:
             while not self._stopping.wait(self.every):
                 try:
-                    if db is None:
-                        db = sqlite3.connect(str(self.path), isolation_level=None)
+                    if db is None:  # mode=rw: never makes a file that is not there
+                        where = f"file:{urllib.parse.quote(str(self.path))}?mode=rw"
+                        db = sqlite3.connect(where, uri=True, isolation_level=None)
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     self.runs += 1
                 except sqlite3.Error as error:
