@@ -15,12 +15,17 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from livekit import api
 
 from plugin.paths import CACHE_DIR
+from plugin.rooms.livekit.tokens import Credentials
 
 from .loopback import free_port
+
+if TYPE_CHECKING:
+    from plugin.server import Hosting
 
 # A secret of 32+ bytes: PyJWT warns (an error under our pytest settings) on shorter ones.
 API_KEY = "autohost-test"
@@ -130,3 +135,17 @@ def _wait_until_serving(port: int, process: subprocess.Popen[bytes], log: Path) 
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"livekit-server did not listen on {port}:\n{log.read_text()[-2000:]}")
+
+
+def one_table_hosting(creds: Credentials, db: Path, *, room: str, table: str) -> Hosting:
+    """`autohost livekit --room ROOM --table TABLE`'s assembly, for a test in this process:
+    no voice, the room re-read every second, a player gone after 2 s."""
+    from plugin.server import LiveKitOptions, ServerOptions, build
+
+    lk = LiveKitOptions(credentials=creds, room=room, table=table, reconcile=1.0, grace=2.0)
+    return build(
+        ServerOptions(
+            db=db, admin_key="admin-test", base_url="http://127.0.0.1", media="livekit",
+            voice=False, livekit=lk,
+        )
+    )  # fmt: skip

@@ -17,10 +17,9 @@ from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.rpc import MAX_PACKET_BYTES, PART_TOPIC, TOPIC, parts
 from plugin.rooms.livekit.tokens import Credentials, host_token, player_token
-from plugin.server import LiveKitOptions, ServerOptions, build
 from plugin.testing import eventually, serve
 from plugin.testing.livekit_overlay import OverlayClient
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from plugin.testing.livekit_server import API_KEY, API_SECRET, one_table_hosting
 
 ROOM = "rpc-room"
 TABLE = "rpctable1"
@@ -61,15 +60,7 @@ def listener_token(identity: str) -> str:
 @pytest.mark.livekit
 async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> None:
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
-    hosting = build(
-        ServerOptions(
-            db=tmp_path / "autohost.db", admin_key="admin-test", base_url="http://127.0.0.1",
-            media="livekit", voice=False,
-            livekit=LiveKitOptions(
-                credentials=creds, room=ROOM, table=TABLE, reconcile=1.0, grace=2.0
-            ),
-        )
-    )  # fmt: skip
+    hosting = one_table_hosting(creds, tmp_path / "autohost.db", room=ROOM, table=TABLE)
     app = hosting.app
     async with serve(app), AsyncExitStack() as stack:
         server = app.state.server

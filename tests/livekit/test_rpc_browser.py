@@ -13,9 +13,8 @@ from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials, player_token
-from plugin.server import LiveKitOptions, ServerOptions, build
 from plugin.testing import eventually, serve
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from plugin.testing.livekit_server import API_KEY, API_SECRET, one_table_hosting
 from plugin.web.pages import STATIC_DIR as STATIC
 
 pytestmark = [
@@ -35,15 +34,7 @@ READY = "#status[data-ready], #status[data-error]"
 
 async def test_a_vote_clicked_in_the_overlay_goes_as_rpc(browser, livekit_server, tmp_path):
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
-    app = build(
-        ServerOptions(
-            db=tmp_path / "autohost.db", admin_key="admin-test", base_url="http://127.0.0.1",
-            media="livekit", voice=False,
-            livekit=LiveKitOptions(
-                credentials=creds, room=ROOM, table=TABLE, reconcile=1.0, grace=2.0
-            ),
-        )
-    ).app  # fmt: skip
+    app = one_table_hosting(creds, tmp_path / "autohost.db", room=ROOM, table=TABLE).app
     async with serve(app) as base:
         server = app.state.server
         settings = TableSettings.from_record(
