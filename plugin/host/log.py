@@ -227,9 +227,7 @@ class EventLog:
     async def commit_table(self, table_id: str, settings: dict[str, Any]) -> None:
         """`create_table` for the event loop: queued to the writer behind what is queued,
         durable when it returns, and the loop serves the other tables meanwhile."""
-        await asyncio.wrap_future(
-            self._writer.submit(self._in_transaction, _table_row(table_id, settings))
-        )
+        await self._on_writer(self._in_transaction, _table_row(table_id, settings))
 
     def table_settings(self, table_id: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT settings FROM tables WHERE id = ?", (table_id,)).fetchone()
@@ -249,9 +247,7 @@ class EventLog:
 
     async def commit_archive(self, table_id: str) -> None:
         """`archive` for the event loop (as `commit_table`)."""
-        await asyncio.wrap_future(
-            self._writer.submit(self._in_transaction, _archived_row(table_id))
-        )
+        await self._on_writer(self._in_transaction, _archived_row(table_id))
 
     def is_archived(self, table_id: str) -> bool:
         found = self._db.execute("SELECT 1 FROM archived WHERE table_id = ?", (table_id,))
@@ -446,6 +442,11 @@ class EventLog:
     def _wait_for_writer(self, function: Callable[..., T], *args: Any) -> T:
         """Run `function` on the writer thread after everything queued before it; wait."""
         return self._writer.submit(function, *args).result()
+
+    async def _on_writer(self, function: Callable[..., T], *args: Any) -> T:
+        """Run `function` on the writer thread after everything queued before it; the loop
+        goes on meanwhile."""
+        return await asyncio.wrap_future(self._writer.submit(function, *args))
 
     def _in_transaction(self, write: Callable[[sqlite3.Connection], object]) -> None:
         """One transaction on the writer thread. A constraint (a duplicate client id) is the
