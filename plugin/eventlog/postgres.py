@@ -34,7 +34,6 @@ Theory of operation (issue 16):
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import itertools
 import logging
@@ -46,10 +45,21 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-import msgspec
 import psycopg
 
-from plugin.host.log import ClockRow, CommitTimes, Entry, Fenced, LogUnavailable
+from plugin.host.log import (
+    ClockRow,
+    CommitTimes,
+    Entry,
+    Fenced,
+    GroupCommit,
+    LogUnavailable,
+    Row,
+    decode_json,
+    done_future,
+    encode_json,
+    log_clock_failure,
+)
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -142,7 +152,6 @@ SAVE_CLOCK = (
     " remaining = excluded.remaining, warn_at = excluded.warn_at, paused = excluded.paused,"
     " updated = excluded.updated"
 )
-Row = tuple[str, int, str, float, str, str | None]
 
 
 class _Deadlines:
@@ -208,7 +217,7 @@ class _Uncertain(LogUnavailable):
     """The COMMIT got no answer: the rows may be in the log or not."""
 
 
-class PostgresLog:
+class PostgresLog(GroupCommit):
     """Every table of every server in one PostgreSQL database. `owner` names this server in
     the leases; a log without an owner (the command-line tools) is not fenced."""
 
@@ -225,11 +234,8 @@ class PostgresLog:
         self.url_of: Callable[[], str] = lambda: ""
         self._reads_refused_until = 0.0
         self._held: dict[str, int] = {}  # table id -> the epoch of the lease held here
-        self._next_seq: dict[str, int] = {}
+        self._start_group_commit()
         self._client_ids: dict[str, dict[str, int]] = {}
-        self._batch: list[tuple[Row, asyncio.Future[int]]] = []
-        self._draining: asyncio.Task[None] | None = None
-        self._closed = False
         self._fenced: Callable[[str], None] = lambda table_id: None
         self._write_db: psycopg.Connection[Any] | None = None
         self._read_db: psycopg.Connection[Any] | None = None
@@ -282,7 +288,7 @@ class PostgresLog:
         def write(db: psycopg.Connection[Any]) -> None:
             db.execute(
                 "INSERT INTO tables (id, settings, created) VALUES (%s, %s, %s)",
-                (table_id, _encode(settings), time.time()),
+                (table_id, encode_json(settings), time.time()),
             )
             if self.owner is not None:  # the server that makes a table hosts it
                 db.execute(
@@ -296,14 +302,14 @@ class PostgresLog:
 
     def table_settings(self, table_id: str) -> dict[str, Any] | None:
         rows = self._read("SELECT settings FROM tables WHERE id = %s", (table_id,))
-        return None if not rows else _decode(rows[0][0])
+        return None if not rows else decode_json(rows[0][0])
 
     def tables(self, *, archived: bool = False) -> list[tuple[str, dict[str, Any]]]:
         query = "SELECT id, settings FROM tables"
         if not archived:
             query += " WHERE id NOT IN (SELECT table_id FROM archived)"
         rows = self._read(query + " ORDER BY created, id", ())
-        return [(table_id, _decode(settings)) for table_id, settings in rows]
+        return [(table_id, decode_json(settings)) for table_id, settings in rows]
 
     def archive(self, table_id: str) -> None:
         """Archive a table, fenced like every write: only the holder of its lease may."""
@@ -336,47 +342,13 @@ class PostgresLog:
     ) -> int:
         """Commit one input and return its sequence number (waits; a table uses `commit`)."""
         seq = self._seq(table_id)
-        row = (table_id, seq, _encode(record), time.time(), source, client_id)
+        row = (table_id, seq, encode_json(record), time.time(), source, client_id)
         outcome = self._wait_for_writer(self._insert, [row])[0]
         self._next_seq[table_id] = seq + 1
         self._after([row], [outcome])
         if isinstance(outcome, Exception):
             raise outcome
         return seq
-
-    async def commit(
-        self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None
-    ) -> int:
-        """Queue one accepted input for the writer; its sequence number once it is durable.
-        Every input committed while a transaction is on its way shares the next one."""
-        if self._closed:
-            raise RuntimeError("the event log is closed")
-        seq = self._seq(table_id)
-        self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
-        row = (table_id, seq, _encode(record), time.time(), source, client_id)
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._batch.append((row, future))
-        if self._draining is None:
-            self._draining = asyncio.create_task(self._drain(), name="event-log writer")
-        return await future
-
-    async def _drain(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self._batch:
-                batch, self._batch = self._batch, []
-                rows = [row for row, _ in batch]
-                try:
-                    outcomes = await loop.run_in_executor(self._writer, self._insert, rows)
-                except BaseException as error:  # the writer is gone (shutdown): say so
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(RuntimeError(f"the event log failed: {error}"))
-                    raise
-                self._after(rows, outcomes)
-                _settle(batch, outcomes)
-        finally:
-            self._draining = None
 
     def _after(self, rows: list[Row], outcomes: list[int | Exception]) -> None:
         """On the loop: remember the client ids written; drop the tables fenced out."""
@@ -444,7 +416,7 @@ class PostgresLog:
         return [
             Entry(
                 seq=seq,
-                record=_decode(record),
+                record=decode_json(record),
                 source=source,
                 client_id=client_id,
                 undone=bool(undone),
@@ -464,7 +436,7 @@ class PostgresLog:
     ) -> int:
         """Mark entry `seq` undone and log the undo itself, in one fenced transaction."""
         undo_seq = self._seq(table_id)
-        row = (table_id, undo_seq, _encode(undo_record), time.time(), source, client_id)
+        row = (table_id, undo_seq, encode_json(undo_record), time.time(), source, client_id)
 
         def write(db: psycopg.Connection[Any]) -> None:
             if table_id not in self._fence(db, [table_id]):
@@ -506,8 +478,8 @@ class PostgresLog:
             with db.cursor() as cursor:
                 cursor.executemany(SAVE_CLOCK, values)
 
-        done = self._writer.submit(self._in_transaction, write) if values else _done()
-        done.add_done_callback(_log_failure)
+        done = self._writer.submit(self._in_transaction, write) if values else done_future()
+        done.add_done_callback(log_clock_failure)
         return done
 
     def load_clock(self, table_id: str) -> ClockRow | None:
@@ -614,11 +586,7 @@ class PostgresLog:
         if self._closed:
             return
         self._closed = True
-        batch, self._batch = self._batch, []
-        if batch:
-            rows = [row for row, _ in batch]
-            outcomes = self._wait_for_writer(self._insert, rows)
-            _settle(batch, outcomes)
+        self._write_queued()
         if self._read_db is not None:
             self._read_db.close()
         try:
@@ -632,12 +600,6 @@ class PostgresLog:
             self._write_db = None
 
     # --- the writer thread and the loop's reads ------------------------------------------
-
-    def _wait_for_writer(self, function: Callable[..., T], *args: Any) -> T:
-        return self._writer.submit(function, *args).result()
-
-    async def _on_writer(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._writer, function, *args)
 
     def _in_transaction(self, write: Callable[[psycopg.Connection[Any]], T]) -> T:
         """One transaction on the writer thread. A constraint is the row's fault (raises
@@ -727,32 +689,3 @@ class PostgresLog:
             )
             self._next_seq[table_id] = int(rows[0][0]) + 1
         return self._next_seq[table_id]
-
-
-def _settle(batch: list[tuple[Row, asyncio.Future[int]]], outcomes: list[int | Exception]) -> None:
-    for (_, future), outcome in zip(batch, outcomes, strict=True):
-        if future.done():
-            continue
-        if isinstance(outcome, Exception):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
-
-
-def _done() -> Future[None]:
-    future: Future[None] = Future()
-    future.set_result(None)
-    return future
-
-
-def _log_failure(future: Future[None]) -> None:
-    if future.exception() is not None:
-        logger.error("event log: saving the clocks failed", exc_info=future.exception())
-
-
-def _encode(value: Any) -> str:
-    return msgspec.json.encode(value).decode()
-
-
-def _decode(text: str) -> Any:
-    return msgspec.json.decode(text)

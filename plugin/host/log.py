@@ -155,7 +155,93 @@ INSERT = (
 Row = tuple[str, int, str, float, str, str | None]
 
 
-class EventLog:
+class GroupCommit:
+    """The group commit both event logs share (this SQLite one and plugin.eventlog's
+    PostgreSQL one): `commit` queues an accepted input, and one task hands everything queued
+    to the log's single writer thread, so the inputs of every table that arrive while a
+    transaction is on its way share the next one. Each committer gets its sequence number
+    once its row is durable, or the reason it was refused. A log supplies `_seq` (the
+    table's next sequence number), `_insert` (rows in one transaction, on the writer
+    thread) and, if it must look at the outcomes on the loop, `_after`."""
+
+    _writer: ThreadPoolExecutor
+    _next_seq: dict[str, int]
+    _batch: list[tuple[Row, asyncio.Future[int]]]
+    _draining: asyncio.Task[None] | None
+    _closed: bool
+
+    def _start_group_commit(self) -> None:
+        self._next_seq = {}
+        self._batch = []
+        self._draining = None
+        self._closed = False
+
+    def _seq(self, table_id: str) -> int:
+        raise NotImplementedError
+
+    def _insert(self, rows: list[Row]) -> list[int | Exception]:
+        raise NotImplementedError
+
+    def _after(self, rows: list[Row], outcomes: list[int | Exception]) -> None:
+        """On the loop, once a transaction's outcomes are known (before the committers)."""
+
+    async def commit(
+        self,
+        table_id: str,
+        record: dict[str, Any],
+        *,
+        source: str,
+        client_id: str | None = None,
+    ) -> int:
+        """Queue one accepted input for the writer; return its sequence number once it is
+        durable, so the caller still acts only on committed input. Every input committed
+        while the writer is busy (many tables at once) shares its next transaction."""
+        if self._closed:
+            raise RuntimeError("the event log is closed")
+        seq = self._seq(table_id)
+        self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
+        row = (table_id, seq, encode_json(record), time.time(), source, client_id)
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._batch.append((row, future))
+        if self._draining is None:
+            self._draining = asyncio.create_task(self._drain(), name="event-log writer")
+        return await future
+
+    async def _drain(self) -> None:
+        try:
+            while self._batch:
+                batch, self._batch = self._batch, []
+                rows = [row for row, _ in batch]
+                try:
+                    outcomes = await self._on_writer(self._insert, rows)
+                except BaseException as error:  # the writer is gone (shutdown): say so
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(RuntimeError(f"the event log failed: {error}"))
+                    raise
+                self._after(rows, outcomes)
+                _settle(batch, outcomes)
+        finally:
+            self._draining = None
+
+    def _write_queued(self) -> None:
+        """At close: write what is still queued (inputs committed in this very turn of the
+        loop) and answer their committers."""
+        batch, self._batch = self._batch, []
+        if batch:
+            _settle(batch, self._wait_for_writer(self._insert, [row for row, _ in batch]))
+
+    def _wait_for_writer(self, function: Callable[..., T], *args: Any) -> T:
+        """Run `function` on the writer thread after everything queued before it; wait."""
+        return self._writer.submit(function, *args).result()
+
+    async def _on_writer(self, function: Callable[..., T], *args: Any) -> T:
+        """Run `function` on the writer thread after everything queued before it; the loop
+        goes on meanwhile."""
+        return await asyncio.wrap_future(self._writer.submit(function, *args))
+
+
+class EventLog(GroupCommit):
     """All tables of one server in one SQLite file. One event loop uses it (see the module
     docstring); the writes happen on its own writer thread."""
 
@@ -174,10 +260,7 @@ class EventLog:
             raise
         self._db = sqlite3.connect(str(path), isolation_level=None)  # reads, this thread
         self._checkpointer = _Checkpointer(self.path, CHECKPOINT_SECONDS)
-        self._next_seq: dict[str, int] = {}
-        self._batch: list[tuple[Row, asyncio.Future[int]]] = []
-        self._draining: asyncio.Task[None] | None = None
-        self._closed = False
+        self._start_group_commit()
 
     # One server per SQLite file: it holds every table for good, nothing is ever fenced.
     shared = False
@@ -231,7 +314,7 @@ class EventLog:
 
     def table_settings(self, table_id: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT settings FROM tables WHERE id = ?", (table_id,)).fetchone()
-        return None if row is None else _decode(row[0])
+        return None if row is None else decode_json(row[0])
 
     def tables(self, *, archived: bool = False) -> list[tuple[str, dict[str, Any]]]:
         """Every live table (or, with archived=True, every table), oldest first."""
@@ -239,7 +322,7 @@ class EventLog:
         if not archived:
             query += " WHERE id NOT IN (SELECT table_id FROM archived)"
         rows = self._db.execute(query + " ORDER BY created, id")
-        return [(table_id, _decode(settings)) for table_id, settings in rows]
+        return [(table_id, decode_json(settings)) for table_id, settings in rows]
 
     def archive(self, table_id: str) -> None:
         """Keep the table's record but stop reopening it at start (idempotent)."""
@@ -266,50 +349,10 @@ class EventLog:
         """Commit one input durably and return its sequence number (waits for the disk;
         a table uses `commit`)."""
         seq = self._seq(table_id)
-        row = (table_id, seq, _encode(record), time.time(), source, client_id)
+        row = (table_id, seq, encode_json(record), time.time(), source, client_id)
         self._wait_for_writer(self._in_transaction, lambda db: db.execute(INSERT, row))
         self._next_seq[table_id] = seq + 1
         return seq
-
-    async def commit(
-        self,
-        table_id: str,
-        record: dict[str, Any],
-        *,
-        source: str,
-        client_id: str | None = None,
-    ) -> int:
-        """Queue one accepted input for the writer; return its sequence number once it is
-        durable, so the caller still acts only on committed input. Every input committed
-        while the writer is busy (many tables at once) shares its next transaction."""
-        if self._closed:
-            raise RuntimeError("the event log is closed")
-        seq = self._seq(table_id)
-        self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
-        row = (table_id, seq, _encode(record), time.time(), source, client_id)
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._batch.append((row, future))
-        if self._draining is None:
-            self._draining = asyncio.create_task(self._drain(), name="event-log writer")
-        return await future
-
-    async def _drain(self) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            while self._batch:
-                batch, self._batch = self._batch, []
-                try:
-                    outcomes = await loop.run_in_executor(
-                        self._writer, self._insert, [row for row, _ in batch]
-                    )
-                except BaseException as error:  # the writer is gone (shutdown): say so
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(RuntimeError(f"the event log failed: {error}"))
-                    raise
-                _settle(batch, outcomes)
-        finally:
-            self._draining = None
 
     def _insert(self, rows: list[Row]) -> list[int | Exception]:
         """On the writer thread: all rows in one transaction, or, if one of them is bad,
@@ -344,7 +387,7 @@ class EventLog:
         return [
             Entry(
                 seq=seq,
-                record=_decode(record),
+                record=decode_json(record),
                 source=source,
                 client_id=client_id,
                 undone=bool(undone),
@@ -364,7 +407,7 @@ class EventLog:
     ) -> int:
         """Mark entry `seq` undone and log the undo itself, in one transaction."""
         undo_seq = self._seq(table_id)
-        row = (table_id, undo_seq, _encode(undo_record), time.time(), source, client_id)
+        row = (table_id, undo_seq, encode_json(undo_record), time.time(), source, client_id)
 
         def write(db: sqlite3.Connection) -> None:
             changed = db.execute(
@@ -400,8 +443,8 @@ class EventLog:
                 values,
             )
 
-        done = self._writer.submit(self._without_sync, write) if values else _done()
-        done.add_done_callback(_log_failure)
+        done = self._writer.submit(self._without_sync, write) if values else done_future()
+        done.add_done_callback(log_clock_failure)
         return done
 
     def load_clock(self, table_id: str) -> ClockRow | None:
@@ -421,9 +464,7 @@ class EventLog:
         if self._closed:
             return
         self._closed = True
-        batch, self._batch = self._batch, []
-        if batch:
-            _settle(batch, self._wait_for_writer(self._insert, [row for row, _ in batch]))
+        self._write_queued()
         self._db.close()
         self._checkpointer.stop()
         try:
@@ -438,15 +479,6 @@ class EventLog:
             self._write_db.close()
 
     # --- the writer thread ---------------------------------------------------------------
-
-    def _wait_for_writer(self, function: Callable[..., T], *args: Any) -> T:
-        """Run `function` on the writer thread after everything queued before it; wait."""
-        return self._writer.submit(function, *args).result()
-
-    async def _on_writer(self, function: Callable[..., T], *args: Any) -> T:
-        """Run `function` on the writer thread after everything queued before it; the loop
-        goes on meanwhile."""
-        return await asyncio.wrap_future(self._writer.submit(function, *args))
 
     def _in_transaction(self, write: Callable[[sqlite3.Connection], object]) -> None:
         """One transaction on the writer thread. A constraint (a duplicate client id) is the
@@ -485,7 +517,7 @@ class EventLog:
 
 
 def _table_row(table_id: str, settings: dict[str, Any]) -> Callable[[sqlite3.Connection], object]:
-    row = (table_id, _encode(settings), time.time())
+    row = (table_id, encode_json(settings), time.time())
     return lambda db: db.execute("INSERT INTO tables (id, settings, created) VALUES (?, ?, ?)", row)
 
 
@@ -523,13 +555,13 @@ def _settle(batch: list[tuple[Row, asyncio.Future[int]]], outcomes: list[int | E
             future.set_result(outcome)
 
 
-def _done() -> Future[None]:
+def done_future() -> Future[None]:
     future: Future[None] = Future()
     future.set_result(None)
     return future
 
 
-def _log_failure(future: Future[None]) -> None:
+def log_clock_failure(future: Future[None]) -> None:
     if future.exception() is not None:
         logger.error("event log: saving the clocks failed", exc_info=future.exception())
 
@@ -589,9 +621,9 @@ class _Transaction:
             self._db.execute("ROLLBACK")
 
 
-def _encode(value: Any) -> str:
+def encode_json(value: Any) -> str:
     return msgspec.json.encode(value).decode()
 
 
-def _decode(text: str) -> Any:
+def decode_json(text: str) -> Any:
     return msgspec.json.decode(text)
