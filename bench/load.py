@@ -23,7 +23,9 @@ connection lost), 0 lost votes (every acked ballot is in the event log as sent).
 Figures: vote → every widget of the table has it (p50/p99), server CPU (% of one core)
 and peak RSS, and the log's commits over 50 ms and its slowest (from /healthz): a vote
 is published only once it is on disk, so a disk that stalls (this machine's virtual disk
-does, now and then, for 100-600 ms) puts every vote of that moment in the tail.
+does, now and then, for 100-1,300 ms) puts every vote of that moment in the tail. Beside
+them, the bare disk's own stalls in the same minute (DiskProbe: plain fdatasync of 4 KiB,
+20 a second, no SQLite): `load_disk_stalls`, `load_disk_slowest_sync_ms`.
 
     .venv/bin/python bench/load.py [--tables 50] [--seconds 60] [--quick]
 
@@ -40,6 +42,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -81,10 +84,51 @@ async def widgets(port: int, tables: int, first_seed: int, pace: float) -> None:
     print(json.dumps({"ledger": ledger.to_json(), "cpu_percent": 100 * cpu / took}), flush=True)
 
 
+class DiskProbe:
+    """A thread that syncs 4 KiB to a file beside the log 20 times a second: how often the
+    bare disk itself stalled during the run (no SQLite, no server), so the figure says
+    whether a slow commit was the server's or the disk's."""
+
+    EVERY = 0.05
+    SLOW_MS = 50.0
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "disk-probe"
+        self.waits_ms: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="disk-probe", daemon=True)
+
+    def __enter__(self) -> DiskProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            block, offset = os.urandom(4096), 0
+            while not self._stop.wait(self.EVERY):
+                os.pwrite(fd, block, offset)
+                offset = (offset + 4096) % (1 << 20)
+                started = time.perf_counter()
+                os.fdatasync(fd)
+                self.waits_ms.append((time.perf_counter() - started) * 1000)
+        finally:
+            os.close(fd)
+
+    @property
+    def stalls(self) -> int:
+        return sum(ms > self.SLOW_MS for ms in self.waits_ms)
+
+
 async def main(tables: int, seconds: float, pace: float, processes: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "autohost.db"
         server = ServerProcess(db)
+        probe = DiskProbe(Path(tmp))
         server.start()
         workers: list[asyncio.subprocess.Process] = []
         try:
@@ -115,11 +159,12 @@ async def main(tables: int, seconds: float, pace: float, processes: int) -> dict
                 await worker.stdin.drain()
             peak_rss, cpu, measured = server.rss_mb(), 0.0, 0.0
             reading = [asyncio.ensure_future(w.stdout.readline()) for w in workers if w.stdout]
-            while not all(r.done() for r in reading):
-                await asyncio.wait(reading, timeout=1.0)
-                if time.perf_counter() - began < seconds:  # the load, not the closing
-                    peak_rss = max(peak_rss, server.rss_mb())
-                    cpu, measured = server.cpu_seconds() - cpu0, time.perf_counter() - began
+            with probe:
+                while not all(r.done() for r in reading):
+                    await asyncio.wait(reading, timeout=1.0)
+                    if time.perf_counter() - began < seconds:  # the load, not the closing
+                        peak_rss = max(peak_rss, server.rss_mb())
+                        cpu, measured = server.cpu_seconds() - cpu0, time.perf_counter() - began
             ledger, widget_cpu = Ledger(), 0.0
             for result in reading:
                 answer = json.loads(result.result())
@@ -154,6 +199,9 @@ async def main(tables: int, seconds: float, pace: float, processes: int) -> dict
     print(f"the log's commits: {disk['commits']}, {disk['slow_commits']} over "
           f"{disk['slow_ms']:g} ms, the slowest {disk['slowest_commit_ms']} ms (every vote "
           "waits for its commit: a slow disk shows in the p99)")  # fmt: skip
+    bare = probe.waits_ms
+    print(f"the bare disk meanwhile: {len(bare)} syncs of 4 KiB, {probe.stalls} over "
+          f"{probe.SLOW_MS:g} ms, the slowest {max(bare, default=0):.1f} ms")  # fmt: skip
     print(f"errors {sum(ledger.errors.values())} {dict(ledger.errors)}; lost votes {len(lost)}")
     for sample in ledger.error_samples[:5]:
         print("  ", sample)
@@ -176,6 +224,8 @@ async def main(tables: int, seconds: float, pace: float, processes: int) -> dict
         "load_server_exit": code,
         "load_log_slow_commits": disk["slow_commits"],
         "load_log_slowest_commit_ms": disk["slowest_commit_ms"],
+        "load_disk_stalls": probe.stalls,
+        "load_disk_slowest_sync_ms": round(max(probe.waits_ms, default=0.0), 1),
     }
 
 
