@@ -70,7 +70,7 @@ def _finite(text: str) -> float:
 
 
 def _whole(text: str) -> int:
-    if len(text.lstrip("-")) > 30:  # no seat, count or seed needs more digits
+    if len(text.lstrip("-")) > 30:  # no seat or count needs more digits
         raise ScenarioError(f"the number {text[:24]}… has {len(text)} digits; too large")
     return int(text)
 
@@ -208,7 +208,6 @@ class Scenario:
     out: list[int] = field(default_factory=list)
     nominations: list[int] = field(default_factory=list)
     roles: dict[int, str] | None = None
-    seed: int = 0
     day: int = 1
 
 
@@ -264,23 +263,23 @@ def parse(doc: Any) -> Scenario:
         if not 1 <= scenario.day <= 1000:
             raise ScenarioError("day must be 1..1000")
     else:
-        roles = doc.get("roles")
-        if roles is not None:
-            if not isinstance(roles, dict):
-                raise ScenarioError("roles must be an object of seat -> role")
-            parsed: dict[int, str] = {}
-            for key, role in roles.items():
-                if not (key.isascii() and key.isdigit() and len(key) <= 3):
-                    raise ScenarioError(f"roles: {_show(key)} is not a seat number")
-                parsed[_seat(int(key), players, "roles")] = role
-            try:
-                check_roles(players, parsed)
-            except InvalidAction as error:
-                raise ScenarioError(error.message) from None
-            scenario.roles = parsed
-        scenario.seed = _int(doc.get("seed", 0), "seed")
-        if not 0 <= scenario.seed < 2**64:
-            raise ScenarioError("seed must be 0..2**64-1")
+        # GAME.md: "Seats not named in `roles` are civilians" and "a file whose roles do
+        # not fit the table is refused": a game without roles has no black team.
+        if "roles" not in doc:
+            raise ScenarioError("missing field 'roles' (the black seats and the sheriff)")
+        roles = doc["roles"]
+        if not isinstance(roles, dict):
+            raise ScenarioError("roles must be an object of seat -> role")
+        parsed: dict[int, str] = {}
+        for key, role in roles.items():
+            if not (key.isascii() and key.isdigit() and len(key) <= 3):
+                raise ScenarioError(f"roles: {_show(key)} is not a seat number")
+            parsed[_seat(int(key), players, "roles")] = role
+        try:
+            check_roles(players, parsed)
+        except InvalidAction as error:
+            raise ScenarioError(error.message) from None
+        scenario.roles = parsed
     return scenario
 
 
@@ -339,8 +338,14 @@ class _Runner:
         return True
 
     def settle(self, item: dict[str, Any] | None) -> None:
-        """The live host answers for himself only when the next input is his answer."""
+        """The runner answers for the live host when the next input is not his answer and
+        needs the game to move on. A leave or a foul does not: it happens where it stands
+        in the list, "as soon as the input before it has been processed, before any timer
+        runs" (README), so with the dialog still open (a leaving candidate then gets no
+        defense speech when it closes to speeches)."""
         s = self.state
+        if item is not None and next(iter(item)) in ("leave", "foul"):
+            return
         answer = item.get("host") if item else None
         if s.phase is Phase.DIALOG and answer is None:
             self.send(ev.HostChoice(choice="close"))
@@ -364,7 +369,17 @@ class _Runner:
                 return False
             return ("round", s.day, r.number) not in self.fed
         if key == "host":
-            return s.phase in (Phase.DIALOG, Phase.AWAIT_REVOTE)
+            # README: the answer to the open dialog; GAME.md: "at the next round or dialog".
+            # One that answers nothing (no dialog opened before the next round did) is
+            # handed over at that round, refused and reported, never fatal: the ballots
+            # after it still count.
+            if s.phase in (Phase.DIALOG, Phase.AWAIT_REVOTE):
+                return True
+            return (
+                s.phase is Phase.VOTING
+                and r is not None
+                and ("round", s.day, r.number) not in self.fed
+            )
         if key == "shots":
             return s.phase is Phase.SHOT and ("shots", s.night, 0) not in self.fed
         if key in ("don_check", "sheriff_check"):
@@ -539,7 +554,7 @@ def _run_vote(sc: Scenario) -> dict[str, Any]:
 
 
 def _run_game(sc: Scenario) -> dict[str, Any]:
-    state = new_game(sc.rules, players=sc.players, roles=sc.roles, seed=sc.seed, manual=sc.manual)
+    state = new_game(sc.rules, players=sc.players, roles=sc.roles, manual=sc.manual)
     runner = _Runner(state)
     runner.send(ev.StartGame())
     unused: list[dict[str, Any]]

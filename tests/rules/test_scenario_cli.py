@@ -105,7 +105,7 @@ GAME = {"kind": "game", "rules": "online", "players": 10}
         (json.dumps({**VALID, "rules": ["online"]}), "rules"),
         (json.dumps({**VALID, "rules": "on\nline"}), "preset"),
         (json.dumps({**GAME, "roles": {"1": ["don"]}}), "role"),
-        (json.dumps({**GAME, "seed": -1}), "seed"),
+        (json.dumps(GAME), "roles"),  # GAME.md: no roles, no black team: refused
     ],
 )
 def test_malformed_files_exit_2_with_one_line(tmp_path: Path, content: str, words: str) -> None:
