@@ -6,8 +6,10 @@ Rules implemented here:
   started yet (a speech under way goes on; mafiaratings 9.5); the fourth removes him at
   once, with no last word (9.9); so does a disqualification.
 - A speech of a player who leaves ends at once; a nominee who leaves before the vote
-  cancels it (seed 000 line 31, voting.py); one who leaves during the procedure stays on
-  the ballot but gets no speech and casts no vote (shared/conformance README).
+  cancels it (seed 000 line 31, voting.py), also while the host is still announcing it
+  and reading the candidates out (line 7: that comes «Перед голосованием»); one who leaves
+  during the procedure stays on the ballot but gets no speech and casts no vote
+  (shared/conformance README).
 - mafiaratings 9.10 (fiim, `removal_cancels_vote = "any"`): a removal cancels the current
   vote, or the closest one (docs/scenarios.md says what «closest» means); one removal
   cancels at most one vote.
@@ -20,8 +22,8 @@ from . import day, ending, voting
 from . import events as ev
 from .effects import CloseDialog, PlayersOut
 from .errors import IllegalAction
-from .modes import LeaveReason, RemovalCancels, ThirdFoul, VoteOutcome
-from .state import SPEECH_PHASES, check_seat
+from .modes import CandidateLeft, LeaveReason, RemovalCancels, ThirdFoul, VoteOutcome
+from .state import SPEECH_PHASES, Phase, check_seat
 from .step import Step
 
 
@@ -39,11 +41,27 @@ def leave(st: Step, seats: tuple[int, ...], reason: LeaveReason) -> None:
 
 
 def _out_of_turn(st: Step, seat: int) -> None:
-    """After a player left at once: a speech of his that was running ends."""
+    """After a player left at once: a speech of his that was running ends, and a vote whose
+    candidate he was and which has not begun (its announcement) does not take place."""
     s = st.s
     if s.outcome is None and s.speaker == seat and s.phase in SPEECH_PHASES:
         st.wait()
         day.end_speech(st)
+    vote = s.vote
+    if (
+        s.outcome is None
+        and s.phase is Phase.VOTE_INTRO
+        and vote is not None
+        and vote.outcome is None
+        and seat in vote.tied
+        and st.rules.candidate_left_before_vote is CandidateLeft.CANCEL
+    ):
+        # Seed 000 line 7: «Перед голосованием Ведущий объявляет: ... Город приступает к
+        # голосованию» and reads the candidates out: the vote itself has not begun, so
+        # line 31 applies: «оно не состоится и в Городе наступит Ночь».
+        st.wait()
+        st.say("vote.cancelled", seat=seat)
+        voting.finish_vote(st, VoteOutcome.CANCELLED)
 
 
 def _player_in_game(st: Step, seat: object) -> int:
