@@ -23,7 +23,7 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -220,15 +220,55 @@ def load_secret(path: Path) -> bytes:
     from_env = os.environ.get(SECRET_ENV)
     if from_env:
         return from_env.encode()
+    return private_key_file(
+        path,
+        lambda: secrets.token_hex(32),
+        "the server secret file",
+        "every link signed with the old secret stops working",
+    ).encode()
+
+
+class BadKeyFile(ValueError):
+    """A secret or admin key file that cannot serve (unreadable, or empty): named."""
+
+
+def private_key_file(path: Path, make: Callable[[], str], what: str, if_deleted: str) -> str:
+    """The key kept in the file at `path`, made by `make` once when there is none (mode
+    0600). It is written whole or not at all (a temporary file, synced, then linked into
+    place), so a crash or a full disk never leaves an empty key file behind; one that is
+    empty all the same (made by hand, truncated) is refused with its name: an empty key
+    would match an empty Authorization header and sign nothing."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_bytes().strip()
-    with os.fdopen(fd, "wb") as out:
-        secret = secrets.token_hex(32).encode()
-        out.write(secret)
-    return secret
+        key = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        key = _make_key_file(path, make)
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadKeyFile(f"cannot read {what} {path}: {error}") from None
+    if not key:
+        raise BadKeyFile(
+            f"{what} {path} is empty: write the key in it, or delete it and a new one is "
+            f"made ({if_deleted})"
+        )
+    return key
+
+
+def _make_key_file(path: Path, make: Callable[[], str]) -> str:
+    key = make()
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(key)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            os.link(temporary, path)  # fails if another process made it meanwhile
+        except FileExistsError:
+            return path.read_text(encoding="utf-8").strip()  # theirs, whole (it was linked)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return key
 
 
 def secret_path_for(db_path: Path) -> Path:
@@ -319,13 +359,9 @@ def load_admin_key(db_path: Path, given: str | None = None) -> str:
     from_env = os.environ.get(ADMIN_KEY_ENV)
     if from_env:
         return from_env
-    path = db_path.with_name(db_path.name + ".admin-key")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text().strip()
-    key = secrets.token_urlsafe(24)
-    with os.fdopen(fd, "w") as out:
-        out.write(key)
-    return key
+    return private_key_file(
+        db_path.with_name(db_path.name + ".admin-key"),
+        lambda: secrets.token_urlsafe(24),
+        "the admin key file",
+        "give the new key to whoever used the old one",
+    )

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from plugin.signing import Signer, TokenError, load_secret, table_links
+from plugin.signing import (
+    BadKeyFile,
+    Signer,
+    TokenError,
+    load_admin_key,
+    load_secret,
+    table_links,
+)
 
 SECRET = b"0123456789abcdef0123456789abcdef"
 
@@ -67,6 +74,36 @@ def test_the_secret_is_created_once_with_mode_0600(tmp_path: Path, monkeypatch) 
     assert load_secret(path) == first and len(first) >= 32
     monkeypatch.setenv("AUTOHOST_SECRET", "from-the-environment-0123456789")
     assert load_secret(path) == b"from-the-environment-0123456789"
+
+
+def test_an_empty_key_file_is_refused_naming_it_never_taken_as_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outside check: an empty `<db>.admin-key` (a crash between creating the file and
+    writing it) was read as the key "", and `Authorization: Bearer` with nothing after it
+    then matched: everyone was admin. An empty secret file failed with a traceback."""
+    monkeypatch.delenv("AUTOHOST_SECRET", raising=False)
+    monkeypatch.delenv("AUTOHOST_ADMIN_KEY", raising=False)
+    db = tmp_path / "log.db"
+    (tmp_path / "log.db.admin-key").write_text(" \n")
+    with pytest.raises(BadKeyFile, match=r"log\.db\.admin-key is empty"):
+        load_admin_key(db)
+    (tmp_path / "db.secret").write_text("")
+    with pytest.raises(BadKeyFile, match=r"db\.secret is empty"):
+        load_secret(tmp_path / "db.secret")
+
+
+def test_a_key_file_is_made_whole_once_with_mode_0600(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AUTOHOST_ADMIN_KEY", raising=False)
+    db = tmp_path / "log.db"
+    key = load_admin_key(db)
+    path = tmp_path / "log.db.admin-key"
+    assert len(key) >= 24 and path.read_text() == key
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert load_admin_key(db) == key  # made once
+    assert [p.name for p in tmp_path.iterdir()] == ["log.db.admin-key"]  # no temporary left
 
 
 def test_links_carry_a_token_for_each_seat_and_the_host() -> None:

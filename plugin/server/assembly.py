@@ -26,7 +26,7 @@ from plugin.host.log import BadLogFile, EventLog
 from plugin.host.ports import Log
 from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
-from plugin.signing import load_admin_key
+from plugin.signing import BadKeyFile, load_admin_key
 from plugin.web.app import Server, ServerConfig, create_app
 from plugin.web.ice import server_ice_routes
 
@@ -183,7 +183,11 @@ def hosting_lock(db: Path) -> Iterator[None]:
 
 
 async def _serve(options: ServerOptions, name: str, session: Session | None) -> int:
-    hosting = build(options)
+    try:
+        hosting = build(options)
+    except BadKeyFile as error:  # an empty or unreadable key file: one line, named
+        print(f"{name}: {error}", file=sys.stderr, flush=True)
+        return 2
     tls = (options.tls_cert, options.tls_key) if options.tls_cert and options.tls_key else None
     async with listening(
         hosting.app,

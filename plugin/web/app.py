@@ -533,11 +533,12 @@ def _healthz(server: Server) -> Callable[[Request], Any]:
 
 
 def _is_admin(server: Server, request: Request) -> bool:
+    admin_key = server.config.admin_key
+    if not admin_key:  # no key is nobody's key (an empty header would match it)
+        return False
     header = request.headers.get("authorization", "")
     scheme, _, key = header.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(
-        key.encode(), server.config.admin_key.encode()
-    )
+    return scheme.lower() == "bearer" and hmac.compare_digest(key.encode(), admin_key.encode())
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:

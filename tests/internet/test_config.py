@@ -4,6 +4,9 @@ example starting on a fresh clone."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -162,3 +165,19 @@ def test_a_switch_in_the_file_is_overridden_both_ways(tmp_path: Path) -> None:
     assert options("--config", str(silent)).voice is False
     assert options("--config", str(silent), "--voice").voice is True
     assert options("--no-voice").voice is False
+
+
+def test_serve_refuses_an_empty_admin_key_file_naming_it(tmp_path: Path) -> None:
+    """An empty key file must stop the server before it listens (it would have made an
+    empty Authorization header the admin key)."""
+    (tmp_path / "log.db.admin-key").write_text("")
+    env = {k: v for k, v in os.environ.items() if k != "AUTOHOST_ADMIN_KEY"}
+    env["AUTOHOST_SECRET"] = "x" * 32
+    done = subprocess.run(
+        [sys.executable, "-m", "plugin.cli", "serve", "--port", str(free_port()), "--db",
+         str(tmp_path / "log.db"), "--no-voice"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "log.db.admin-key is empty" in done.stderr
+    assert "Traceback" not in done.stderr

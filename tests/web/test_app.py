@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import time
 from contextlib import ExitStack
+from pathlib import Path
 
 from plugin.signing import Signer
 from plugin.testing import Client, TestClient, next_id
+from plugin.web.app import ServerConfig, create_app
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 
@@ -60,6 +62,17 @@ def test_creating_a_table_needs_the_admin_key(app_client: TestClient) -> None:
     assert app_client.post("/api/tables", json={}, headers=wrong).status_code == 401
     assert app_client.get("/api/tables", headers=wrong).status_code == 401
     assert app_client.get("/healthz").json()["tables"] == 0
+
+
+def test_no_admin_key_admits_nobody(tmp_path: Path) -> None:
+    """An empty key (however it came about) is nobody's key: before, `Bearer ` with
+    nothing after it matched it and made every caller admin."""
+    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key="", secret=SECRET)
+    with TestClient(create_app(config)) as client:
+        for header in ("Bearer ", "Bearer", "bearer  "):
+            assert client.get("/api/tables", headers={"Authorization": header}).status_code == 401
+            answer = client.post("/api/tables", json={}, headers={"Authorization": header})
+            assert answer.status_code == 401
 
 
 def test_bad_settings_are_refused_and_create_nothing(app_client: TestClient) -> None:
