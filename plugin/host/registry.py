@@ -33,7 +33,7 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .clock import RealClock
 from .ending import SUCCESSOR, end_view
@@ -45,6 +45,7 @@ from .silent import SilentRoom, SilentVoice
 from .table import Table, link_generations
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
@@ -216,9 +217,13 @@ class Registry:
     def final(self, table_id: str) -> Snapshot | None:
         """The last moment of an archived table whose game is over, replayed read-only from
         its log (nothing opened, nothing written): its players see their end screen, not
-        a refusal, after a restart (issue 15). None for any other table."""
-        if not self.log.is_archived(table_id):
+        a refusal, after a restart (issue 15). None for any other table, and for one whose
+        log cannot be read back (then marked broken, like a live one)."""
+        if table_id in self.broken or not self.log.is_archived(table_id):
             return None
+        return self._read_archived(table_id, lambda: self._final(table_id))
+
+    def _final(self, table_id: str) -> Snapshot | None:
         record = self.log.table_settings(table_id)
         if record is None:
             return None
@@ -238,11 +243,32 @@ class Registry:
         )  # fmt: skip
 
     def link_generations(self, table_id: str) -> dict[int | str, int]:
-        """Each seat's current link generation at a table, open or archived."""
+        """Each seat's current link generation at a table, open or archived (none for a
+        table whose log cannot be read back: it admits nobody, `final` is None)."""
         table = self.tables.get(table_id)
         if table is not None:
             return dict(table.generations)
-        return link_generations(e.record for e in self.log.entries(table_id))
+
+        def read() -> dict[int | str, int]:
+            return link_generations(e.record for e in self.log.entries(table_id))
+
+        return self._read_archived(table_id, read) or {}
+
+    def _read_archived(self, table_id: str, read: Callable[[], T]) -> T | None:
+        """A read-only replay of a table that is not open here. A record that no longer
+        decodes or replays (a damaged file, an impossible event) marks the table broken:
+        reported like a live one (`broken`, /healthz, GET /api/tables), and every page
+        and export of it answers table_broken instead of failing. The database being away
+        is not the table's fault: LogUnavailable goes to the caller."""
+        try:
+            return read()
+        except LogUnavailable:
+            raise
+        except Exception as error:
+            reason = f"{type(error).__name__}: {error}"[:500]
+            self.broken[table_id] = reason
+            logger.error("table %s is broken (its log cannot be read back): %s", table_id, reason)
+            return None
 
     def _recorded_successor(self, table_id: str) -> str | None:
         """The next game's table id recorded in an archived table's log (made or not)."""

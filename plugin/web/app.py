@@ -532,7 +532,8 @@ def _healthz(server: Server) -> Callable[[Request], Any]:
     return healthz
 
 
-def _is_admin(server: Server, request: Request) -> bool:
+def is_admin(server: Server, request: Request) -> bool:
+    """Whether the request carries the admin key (`Authorization: Bearer KEY`)."""
     admin_key = server.config.admin_key
     if not admin_key:  # no key is nobody's key (an empty header would match it)
         return False
@@ -547,7 +548,7 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
 
 def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
     async def tables(request: Request) -> Response:
-        if not _is_admin(server, request):
+        if not is_admin(server, request):
             return _error(401, "not_admin", "this needs the server's admin key (Bearer)")
         if server.registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
@@ -581,7 +582,7 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
 
 def _table_endpoint(server: Server) -> Callable[[Request], Any]:
     async def table_info(request: Request) -> Response:
-        if not _is_admin(server, request):
+        if not is_admin(server, request):
             return _error(401, "not_admin", "this needs the server's admin key (Bearer)")
         table = await server.table(request.path_params["table_id"])
         if table is None:
@@ -597,7 +598,7 @@ def _archive_endpoint(server: Server) -> Callable[[Request], Any]:
     its protocol stays exportable, and the server does not reopen it."""
 
     async def archive(request: Request) -> Response:
-        if not _is_admin(server, request):
+        if not is_admin(server, request):
             return _error(401, "not_admin", "this needs the server's admin key (Bearer)")
         if server.registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
@@ -641,12 +642,12 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             return _error(404, "no_table", "no such table")
         scheme, _, key = request.headers.get("authorization", "").partition(" ")
         host = False
-        if scheme.lower() == "bearer" and not _is_admin(server, request):
+        if scheme.lower() == "bearer" and not is_admin(server, request):
             try:
                 host = server.verify(key, table).is_host
             except TokenError:
                 host = False
-        if not (host or _is_admin(server, request)):
+        if not (host or is_admin(server, request)):
             return _error(401, "not_host", "this needs the table's host link or the admin key")
         try:
             body = await read_body(request, MAX_BODY_BYTES)
@@ -694,7 +695,7 @@ def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
         if registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
         table_id = request.path_params["table_id"]
-        if not (_is_admin(server, request) or _is_host_of(server, request, table_id)):
+        if not (is_admin(server, request) or _is_host_of(server, request, table_id)):
             return _error(401, "not_host", "this needs the table's host link or the admin key")
         try:
             successor = await registry.next_game(table_id)

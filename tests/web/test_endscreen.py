@@ -8,6 +8,7 @@ screen (read-only) or their seat at the next game, never `table_archived`."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -227,3 +228,42 @@ def test_a_finished_table_archived_by_the_admin_still_shows_its_end(client: Test
         assert player.next_answer()["error"] == "game_over"  # not table_archived
         again = first_state(hello_socket(client, stack, token_of(links, 6)))  # a reconnect
         assert again["over"] and again["end"]["result"]["winner"] == "city"
+
+
+@pytest.mark.parametrize("damage", ['{"type": "end_game"', "[" * 100_000])
+def test_a_finished_table_whose_log_is_damaged_is_reported_broken(
+    tmp_path: Path, damage: str
+) -> None:
+    """The outside check: an archived, finished table with a record that no longer decodes
+    (truncated, nested too deep) or replays answered its pages' sockets by dropping them
+    (1006, which pages retry forever) and its protocol with a 500 and a traceback, and
+    /healthz did not name it. It is a broken table like a live one: said, everywhere."""
+    with TestClient(create_app(config(tmp_path))) as client, ExitStack() as stack:
+        links = create_table(client)
+        finish(hello_socket(client, stack, token_of(links, "host")))
+    with sqlite3.connect(tmp_path / "end.db") as db:
+        db.execute(
+            "UPDATE events SET record = ? WHERE table_id = ? AND seq = 2", (damage, links["id"])
+        )
+    with TestClient(create_app(config(tmp_path))) as client:
+        with client.websocket_connect("/ws") as ws:
+            ws.send_text(json.dumps({"type": "hello", "token": token_of(links, 2)}))
+            refusal = json.loads(ws.receive_text())
+        assert refusal["error"] == "table_broken", refusal
+        answer = client.get(f"/t/{links['id']}/protocol.json", headers=bearer(token_of(links, 2)))
+        assert answer.status_code == 409 and answer.json()["error"] == "table_broken"
+        health = client.get("/healthz").json()
+        assert links["id"] in health["broken"]
+        assert client.get("/api/tables", headers=AUTH).json() == [
+            {"id": links["id"], "broken": health["broken"][links["id"]]}
+        ]
+
+
+def test_the_protocol_refuses_a_seat_outside_the_table(client: TestClient) -> None:
+    """A genuine signature for seat 42 of a 10-seat table: refused like on every socket."""
+    links = create_table(client)
+    with ExitStack() as stack:
+        finish(hello_socket(client, stack, token_of(links, "host")))
+    stranger = Signer(SECRET).issue(links["id"], 42)
+    answer = client.get(f"/t/{links['id']}/protocol.json", headers=bearer(stranger))
+    assert answer.status_code == 401 and answer.json()["error"] == "token_bad_seat"
