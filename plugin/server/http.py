@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 # A shutdown waits this long for open connections (a client that never reads must not hold
@@ -26,12 +28,132 @@ WS_MAX_BYTES = 64 * 1024
 # What one client may make the server hold unsent (its pongs, its states) before it is cut
 # off: a client that sends pings and never reads fills this, not the server's memory.
 WS_WRITE_BUFFER_BYTES = 1024 * 1024
+# How long a client has to send a whole request (head and body) once its connection is
+# open or its previous response is done: a connection that sends nothing, or its headers
+# a byte at a time, is closed then instead of holding a file descriptor for good.
+REQUEST_SECONDS = 10.0
+# Open connections (HTTP and WebSocket) from one address. A club room of 12 players behind
+# one router needs about 12 x 9 (a browser's 6 for HTTP, its sockets): 256 leaves room;
+# one address holding thousands of idle connections used up the server's descriptors.
+# Not for the trusted reverse proxies, whose address is every client's.
+CONNECTIONS_PER_ADDRESS = 256
+
+
+class AddressLimits:
+    """The open connections of each client address, for one listening server; shared by
+    its HTTP and WebSocket protocols (a connection upgraded to a WebSocket still counts)."""
+
+    def __init__(self, trusted: Sequence[str]) -> None:
+        self.trusted = frozenset(trusted)
+        self.open: dict[str, int] = {}
+        self.refused = 0  # connections closed at once for their address's count
+
+    def enter(self, transport: asyncio.BaseTransport) -> str | None:
+        """Count a new connection; None when its address already has its fill (closed)."""
+        peer = transport.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        if not address or address in self.trusted:
+            return ""
+        if self.open.get(address, 0) >= CONNECTIONS_PER_ADDRESS:
+            self.refused += 1
+            return None
+        self.open[address] = self.open.get(address, 0) + 1
+        return address
+
+    def leave(self, address: str | None) -> None:
+        if not address:
+            return
+        left = self.open.get(address, 0) - 1
+        if left > 0:
+            self.open[address] = left
+        else:
+            self.open.pop(address, None)
+
+
+def _limits(config: uvicorn.Config) -> AddressLimits:
+    limits = getattr(config, "address_limits", None)
+    if limits is None:  # a Config not made by `listening` (uvicorn's own tools)
+        limits = AddressLimits(())
+        config.address_limits = limits  # type: ignore[attr-defined]
+    return limits
+
+
+class BoundedHttpProtocol(H11Protocol):
+    """uvicorn's h11 protocol, with a deadline on receiving each request (REQUEST_SECONDS)
+    and a cap on the connections of one address (CONNECTIONS_PER_ADDRESS). uvicorn times
+    out only an idle keep-alive connection, and only after a response; one that never
+    sends a whole request was kept forever."""
+
+    _address: str | None = ""
+    _deadline: asyncio.TimerHandle | None = None
+    _upgraded = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._address = _limits(self.config).enter(transport)
+        if self._address is None:
+            transport.abort()
+            return
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._upgraded or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+            self._disarm()  # the request is in (the app answers it in its own time)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()  # the next request on this connection, in its turn
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._upgraded = True
+        self._disarm()
+        # The WebSocket protocol counts the connection from here (BoundedWebSocketProtocol).
+        _limits(self.config).leave(self._address)
+        self._address = ""
+        super().handle_websocket_upgrade(event)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        _limits(self.config).leave(self._address)
+        self._address = ""
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self._upgraded or self.transport.is_closing():
+            return
+        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
+            self.transport.close()
 
 
 class BoundedWebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O WebSocket protocol, with a ceiling on what a client that does not
     read can make the server buffer for it: past WS_WRITE_BUFFER_BYTES the connection is
-    aborted (every pong it provoked included)."""
+    aborted (every pong it provoked included). It counts in its address's connections."""
+
+    _address: str | None = ""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._address = _limits(self.config).enter(transport)
+        if self._address is None and isinstance(transport, asyncio.Transport):
+            transport.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        _limits(self.config).leave(self._address)
+        self._address = ""
+        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._over_buffer():
@@ -114,6 +236,7 @@ async def listening(
         app,
         log_level="warning",
         lifespan=lifespan,
+        http=BoundedHttpProtocol,
         ws=BoundedWebSocketProtocol,
         ws_max_size=WS_MAX_BYTES,
         # A state message is ~1.5 KiB; deflating it cost a quarter of the send path's CPU
@@ -125,6 +248,7 @@ async def listening(
         proxy_headers=bool(trusted_proxies),
         forwarded_allow_ips=list(trusted_proxies) or None,
     )
+    config.address_limits = AddressLimits(trusted_proxies)  # type: ignore[attr-defined]
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="uvicorn")
     try:

@@ -1,0 +1,114 @@
+"""Connections that hold the server's descriptors without using them are bounded.
+
+The outside check held 20,600 idle connections from one address (ones that send nothing,
+or their headers a byte at a time): uvicorn times out only an idle keep-alive connection
+after a response, so they stayed open until the server ran out of file descriptors and
+/healthz stopped answering. Now a request must arrive whole within REQUEST_SECONDS, and
+one address may hold CONNECTIONS_PER_ADDRESS connections (HTTP and WebSocket together).
+These run the real uvicorn server in this process on loopback, with the limits made small.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+import websockets
+
+from plugin.server import http
+from plugin.server.http import listening
+
+
+async def _app(scope, receive, send):  # type: ignore[no-untyped-def]
+    if scope["type"] == "http":
+        while (await receive()).get("more_body"):
+            pass
+        await send(
+            {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]}
+        )
+        await send({"type": "http.response.body", "body": b"ok"})
+    elif scope["type"] == "websocket":
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+
+async def _closed_within(reader: asyncio.StreamReader, seconds: float) -> float:
+    """How long until the server closed the connection (fails if it did not in time)."""
+    started = time.monotonic()
+    async with asyncio.timeout(seconds):
+        while await reader.read(1024):
+            pass
+    return time.monotonic() - started
+
+
+async def _get(port: int, writer_reader=None) -> bytes:  # type: ignore[no-untyped-def]
+    reader, writer = writer_reader or await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n")
+    await writer.drain()
+    async with asyncio.timeout(5):
+        head = await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+    return head
+
+
+async def test_a_request_must_arrive_whole_in_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "REQUEST_SECONDS", 0.5)
+    async with listening(_app, lifespan="off") as where:
+        silent = await asyncio.open_connection("127.0.0.1", where.port)
+        trickle = await asyncio.open_connection("127.0.0.1", where.port)
+        body = await asyncio.open_connection("127.0.0.1", where.port)
+        body[1].write(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n\r\nabc")
+        kept = await asyncio.open_connection("127.0.0.1", where.port)
+        for _ in range(3):  # keep-alive: each request in time is answered, on one connection
+            assert (await _get(where.port, kept)).startswith(b"HTTP/1.1 200")
+
+        async def drip() -> None:  # the head one byte at a time, never finished
+            for byte in b"GET / HTTP/1.1\r\nhost: x\r\nx-slow: " + b"a" * 100:
+                trickle[1].write(bytes([byte]))
+                await asyncio.sleep(0.05)
+
+        dripping = asyncio.create_task(drip())
+        # ... and once idle it is closed like the others (before uvicorn's keep-alive, 5 s).
+        for reader, _ in (silent, trickle, body, kept):
+            assert await _closed_within(reader, 3) < 2
+        dripping.cancel()
+        for _, writer in (silent, trickle, body, kept):
+            writer.close()
+            await writer.wait_closed()
+
+
+async def test_an_upgraded_websocket_outlives_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "REQUEST_SECONDS", 0.3)
+    async with (
+        listening(_app, lifespan="off") as where,
+        websockets.connect(f"ws://127.0.0.1:{where.port}/") as socket,
+    ):
+        await asyncio.sleep(1.0)
+        await socket.send("still here")
+        pong = await socket.ping()
+        async with asyncio.timeout(5):
+            await pong
+
+
+async def test_one_address_holds_a_bounded_number_of_connections(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(http, "CONNECTIONS_PER_ADDRESS", 4)
+    async with listening(_app, lifespan="off") as where:
+        held = [await asyncio.open_connection("127.0.0.1", where.port) for _ in range(3)]
+        socket = await websockets.connect(f"ws://127.0.0.1:{where.port}/")  # the fourth
+        over = await asyncio.open_connection("127.0.0.1", where.port)
+        assert await _closed_within(over[0], 3) < 2  # the fifth is closed at once
+        held[0][1].close()
+        await socket.close()  # an upgraded connection gives its place back too
+        await asyncio.sleep(0.2)
+        again = [await asyncio.open_connection("127.0.0.1", where.port) for _ in range(2)]
+        for pair in again:
+            assert (await _get(where.port, pair)).startswith(b"HTTP/1.1 200")
+        assert where.server.config.address_limits.refused == 1  # type: ignore[attr-defined]
+        for _, writer in [*held, over, *again]:
+            writer.close()
+            await writer.wait_closed()
