@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -19,6 +20,15 @@ MAX_TITLE = 80  # a club's or a host's name
 # A voice pack is named by its folder (voice/pack.py NAME): no separators, no "..".
 VOICE_PACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_ROOM_NAME = 128  # a LiveKit room name
+# Characters no shown name may hold: controls (NUL, ESC, line breaks), format characters
+# (direction overrides that reverse what follows on the tiles and the protocol sheet),
+# surrogates, private and unassigned code points, line and paragraph separators.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def has_hidden_characters(text: str) -> bool:
+    """Whether `text` holds a character that would garble where it is shown."""
+    return any(unicodedata.category(c) in HIDDEN_CATEGORIES for c in text)
 
 
 class SettingsError(ValueError):
@@ -81,6 +91,8 @@ class TableSettings:
         for label, text in (("club", club), ("host_name", host_name)):
             if not isinstance(text, str) or len(text) > MAX_TITLE:
                 raise SettingsError("bad_settings", f"{label} must be text of at most {MAX_TITLE}")
+            if has_hidden_characters(text):
+                raise SettingsError("bad_settings", f"{label} may not hold control characters")
         livekit_room = record.get("livekit_room")
         if livekit_room is not None and (
             not isinstance(livekit_room, str)
@@ -106,6 +118,8 @@ class TableSettings:
             raise SettingsError("bad_names", f"{len(names)} names for {seats} seats")
         if any(not n or len(n) > MAX_NAME for n in names):
             raise SettingsError("bad_names", f"each name is 1..{MAX_NAME} characters")
+        if any(has_hidden_characters(n) for n in names):
+            raise SettingsError("bad_names", "a name may not hold control characters")
         if not isinstance(manual, bool):
             raise SettingsError("bad_settings", "manual must be true or false")
         if seed is None:

@@ -25,7 +25,10 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from plugin.host.settings import MAX_NAME  # a name fits a tile and a protocol's column
+from plugin.host.settings import (  # a name fits a tile and a protocol's column
+    MAX_NAME,
+    has_hidden_characters,
+)
 
 MAX_WAITING = 30  # waiting players and devices awaiting approval, per table
 DEVICE_ALPHABET = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
@@ -52,7 +55,7 @@ def check_name(raw: object) -> str:
         raise LobbyError("bad_name", "type a name")
     if len(name) > MAX_NAME:
         raise LobbyError("bad_name", f"a name is at most {MAX_NAME} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for c in name):
+    if has_hidden_characters(name):
         raise LobbyError("bad_name", "a name may not hold control characters")
     return name
 

@@ -84,6 +84,12 @@ def test_bad_settings_are_refused_and_create_nothing(app_client: TestClient) -> 
         ({"names": ["A", "B"]}, "bad_names"),
         ({"overrides": {"speech_seconds": "long"}}, "bad_setting"),
         ({"colour": "red"}, "bad_settings"),
+        # The outside check: NUL, ESC and direction overrides reached the protocol sheet
+        # through the table's names (the lobby already refused them in typed names).
+        ({"seats": 7, "names": ["A", "B", "C\u0000", "D", "E", "F", "G"]}, "bad_names"),
+        ({"seats": 7, "names": ["A", "B", "C", "\u202eD", "E", "F", "G"]}, "bad_names"),
+        ({"club": "Club\u001b[2J"}, "bad_settings"),
+        ({"host_name": "Judge\u2028"}, "bad_settings"),
     ]:
         answer = app_client.post("/api/tables", json=body, headers=admin)
         assert answer.status_code == 400, body
