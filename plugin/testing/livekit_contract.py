@@ -51,6 +51,7 @@ class ContractServer:
     api_key: str
     api_secret: str
     processing: float = 0.002  # seconds a call is "in flight", so overlaps can be seen
+    list_delay: float = 0.0  # ListParticipants takes this much longer (a distant server)
     rooms: dict[str, dict[str, ParticipantInfo]] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
     max_in_flight: int = 0
@@ -153,8 +154,11 @@ class ContractServer:
         self._in_flight[message.room] += 1
         self.max_in_flight = max(self.max_in_flight, self._in_flight[message.room])
         try:
-            await asyncio.sleep(self.processing)
-            return self._apply(method, message)
+            listing = isinstance(message, ListParticipantsRequest)
+            if listing:  # the answer is the room as it was when the call arrived
+                answer = self._apply(method, message)
+            await asyncio.sleep(self.processing + (self.list_delay if listing else 0.0))
+            return answer if listing else self._apply(method, message)
         finally:
             self._in_flight[message.room] -= 1
 

@@ -41,7 +41,7 @@ from plugin.host.ports import PresenceCallback
 from plugin.rooms.livekit.permissions import Grant, Policy
 from plugin.rooms.livekit.presence import Presence
 from plugin.rooms.livekit.proof import host_proof, is_proved_host
-from plugin.rooms.livekit.seats import BOT_IDENTITY, check_seat, seat_of
+from plugin.rooms.livekit.seats import BOT_IDENTITY, MAX_SEAT, check_seat, seat_of
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +98,12 @@ class LiveKitRoom:
         grace: float = 10.0,
         on_stop: Callable[[], Awaitable[None]] | None = None,
         may_act: Callable[[], bool] = lambda: True,
+        seats: int = MAX_SEAT,
     ) -> None:
         if not room:
             raise ValueError("a LiveKit room name is required")
         self.room = room
+        self.seats = seats  # a `seat-50` at a table of 10 sits nowhere: a spectator
         self.policy = policy or Policy()
         self.host_proof = host_proof  # None: nobody can be proved the live host
         self.bot_sid: str | None = None  # the session of our own bot, once it joined
@@ -117,6 +119,7 @@ class LiveKitRoom:
         self._released = False
         self._stopping = False
         self._gone: OrderedDict[str, None] = OrderedDict()
+        self._listing: dict[str, Seen] | None = None  # joins while a reconcile lists the room
         self._lock = asyncio.Lock()  # one RoomService call at a time (livekit/livekit#2079)
         self._wake = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
@@ -197,6 +200,8 @@ class LiveKitRoom:
             # permission lacks `recorder` and `agent`).
             seen = replace(seen, grant=before.grant, permission=before.permission)
         self.participants[info.identity] = seen
+        if self._listing is not None:  # newer than the listing a reconcile is waiting for
+            self._listing[info.identity] = seen
         if seen.seat is not None:
             await self.presence.joined(seen.seat)
         self._wake.set()
@@ -206,8 +211,10 @@ class LiveKitRoom:
         seen = self.participants.get(info.identity)
         if info.sid:
             self._forget_session(info.sid)
-        if seen is None or (info.sid and seen.sid and info.sid != seen.sid):
-            return
+            if self._listing is not None:  # a reconcile's listing may still show it
+                self._listing.pop(info.identity, None)
+        if seen is None or (seen.sid and info.sid != seen.sid):
+            return  # another session's, or none named (LiveKit always names it): stale
         await self._left(info.identity)
 
     async def bot_joined(self, sid: str) -> None:
@@ -233,6 +240,11 @@ class LiveKitRoom:
     async def reconcile(self) -> None:
         """Re-read the room from ListParticipants, report presence, re-apply the grants."""
         async with self._lock:
+            # Joins and leaves that come while ListParticipants is on its way are newer
+            # than its answer: a join is kept (not overwritten by the older listing, which
+            # left a player who joined meanwhile with the microphone his token allowed
+            # until the next reconcile), a session that left is not brought back.
+            self._listing = {}
             try:
                 listed = await self._call(
                     self._service.list_participants, ListParticipantsRequest(room=self.room)
@@ -242,8 +254,16 @@ class LiveKitRoom:
                 if error.status != 404 and error.code != "not_found":
                     raise
                 infos = []  # the room does not exist yet: nobody is in it
+            finally:
+                newer, self._listing = self._listing, None
             before = dict(self.participants)
-            self.participants = {info.identity: self._seen(info) for info in infos}
+            self.participants = {
+                info.identity: self._seen(info) for info in infos if info.sid not in self._gone
+            }
+            for identity, seen in newer.items():
+                listed_seen = self.participants.get(identity)
+                if listed_seen is None or listed_seen.sid != seen.sid:
+                    self.participants[identity] = seen
         for identity in before.keys() - self.participants.keys():
             self.participants[identity] = before[identity]  # so that the leave is reported
             await self._left(identity)
@@ -257,8 +277,10 @@ class LiveKitRoom:
         if seen.host or (identity == BOT_IDENTITY and seen.sid == self.bot_sid):
             held = seen.grant
             return None if held is not None and held.publish else self.policy.always()
-        if not seen.standard or (self._speakers is None and not self._released):
-            return None  # egress/agents, or the engine has not said anything yet
+        if not seen.standard and seen.seat is None:
+            return None  # the club's egress, agents or SIP lines, seated nowhere: theirs
+        if self._speakers is None and not self._released:
+            return None  # the engine has not said anything yet
         if self._released or (self._speakers is not None and seen.seat in self._speakers):
             return self.policy.speaker()
         return self.policy.silent()
@@ -367,8 +389,9 @@ class LiveKitRoom:
         permission = ParticipantPermission()
         permission.CopyFrom(info.permission)
         host = is_proved_host(self.host_proof, info.identity, info.attributes, permission)
+        seat = None if host else seat_of(info.identity, _fixed_attributes(info, permission))
         return Seen(
-            seat=None if host else seat_of(info.identity, _fixed_attributes(info, permission)),
+            seat=seat if seat is not None and seat <= self.seats else None,
             grant=Grant.of(permission),
             standard=standard,
             sid=info.sid,

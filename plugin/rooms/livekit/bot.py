@@ -55,6 +55,7 @@ SUBSCRIBE_SECONDS = 1.0  # the longest a fresh track waits for its first subscri
 PENDING_FRAMES = 150  # 3 s kept while the track is being published
 QUIET_SECONDS = 10.0  # a table between its phrases drops it during a speech (60 s)
 DISCONNECT_SECONDS = 5.0
+STREAK_SECONDS = 60.0  # in the room this long: the next duplicate starts a new streak
 
 
 class LiveKitBot:
@@ -88,6 +89,8 @@ class LiveKitBot:
         self._subscribed = asyncio.Event()  # someone subscribed to the track just published
         self.rejoins = 0
         self.duplicates = 0  # times another participant joined with our identity
+        self._duplicate_streak = 0  # those in a row, each time the bot was in only briefly
+        self._joined_at = 0.0
         self._on_session = on_session
         self._token = token
         self._rejoin_delay = rejoin_delay
@@ -124,6 +127,7 @@ class LiveKitBot:
         token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
         self.room = room
+        self._joined_at = asyncio.get_running_loop().time()
         if self._on_session is not None:  # proved before we publish as the bot
             await self._on_session(room.local_participant.sid)
         if self._publication is not None:  # it was speaking: publish again in the new room
@@ -135,8 +139,15 @@ class LiveKitBot:
     def _disconnected(self, reason: int) -> None:
         if self._stopping or reason == rtc.DisconnectReason.CLIENT_INITIATED:
             return
+        # The backoff is for two bots of one room that keep replacing each other: it grows
+        # with the duplicates in a row and starts again after a quiet spell in the room or
+        # any other loss (an admin's removal after six old duplicates kept the bot out 16 s).
+        stayed = asyncio.get_running_loop().time() - self._joined_at
+        if reason != rtc.DisconnectReason.DUPLICATE_IDENTITY or stayed >= STREAK_SECONDS:
+            self._duplicate_streak = 0
         if reason == rtc.DisconnectReason.DUPLICATE_IDENTITY:
             self.duplicates += 1
+            self._duplicate_streak += 1
             log.warning(
                 "livekit: duplicate identity: another participant joined %s as %s and "
                 "replaced the bot (%d times); the bot joins again",
@@ -147,8 +158,9 @@ class LiveKitBot:
         self._spawn(self._rejoin())
 
     async def _rejoin(self) -> None:
-        if self.duplicates:  # each duplicate waits longer: two bots of a room never fight fast
-            await asyncio.sleep(self._rejoin_delay * 2 ** min(self.duplicates - 1, 5))
+        if self._duplicate_streak:  # each duplicate in a row waits longer: two bots of a
+            # room never fight fast
+            await asyncio.sleep(self._rejoin_delay * 2 ** min(self._duplicate_streak - 1, 5))
         delay = self._rejoin_delay
         while not self._stopping:
             try:

@@ -14,7 +14,11 @@ BOT_IDENTITY = "autohost-bot"  # our bot's voice: always may publish
 SEAT_ATTRIBUTE = "seat"
 MAX_SEAT = 99
 
-_SEAT_IDENTITY = re.compile(r"seat-([0-9]{1,2})")
+# One spelling of a seat number, in the identity and in the attribute: ASCII digits, no
+# leading zero ("03", "３", "٣", "²" are no seat: str.isdigit and int take any Unicode
+# digit, and "²" passed isdigit and then broke int()).
+_SEAT_NUMBER = re.compile(r"[1-9][0-9]?")
+_SEAT_IDENTITY = re.compile(r"seat-([1-9][0-9]?)")
 
 
 def identity_for_seat(seat: int) -> str:
@@ -35,7 +39,7 @@ def seat_of(identity: str, attributes: Mapping[str, str] | None = None) -> int |
     if text is None:
         match = _SEAT_IDENTITY.fullmatch(identity)
         text = match.group(1) if match else None
-    if text is None or not text.isdigit():
+    if text is None or not _SEAT_NUMBER.fullmatch(text):
         return None
     seat = int(text)
     return seat if 1 <= seat <= MAX_SEAT else None
