@@ -283,6 +283,8 @@ class Recorder:
 
 
 class Sink:
+    listed_since = 0.0
+
     def __init__(self) -> None:
         self.calls: list[tuple[str, str, str]] = []
 

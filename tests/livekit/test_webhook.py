@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 
 import httpx
 import pytest
@@ -19,6 +20,7 @@ from plugin.testing.livekit_server import API_KEY, API_SECRET
 
 class Sink:
     def __init__(self) -> None:
+        self.listed_since = 0.0
         self.calls: list[tuple[str, str]] = []
 
     async def participant_joined(self, info: ParticipantInfo) -> None:
@@ -28,9 +30,14 @@ class Sink:
         self.calls.append(("left", info.identity))
 
 
-def event_body(kind: str, identity: str = "seat-3", room: str = "table-1") -> str:
+def event_body(
+    kind: str, identity: str = "seat-3", room: str = "table-1", created_at: int = 0
+) -> str:
     event = WebhookEvent(
-        event=kind, room=Room(name=room), participant=ParticipantInfo(identity=identity)
+        event=kind,
+        room=Room(name=room),
+        participant=ParticipantInfo(identity=identity),
+        created_at=created_at,
     )
     return MessageToJson(event)
 
@@ -86,3 +93,19 @@ async def test_forged_events_are_refused_and_change_nothing(client, sink, forge)
     body, auth = forge(event_body("participant_left"))
     assert (await post(client, body, auth)).status_code == 401
     assert sink.calls == []
+
+
+async def test_an_event_from_before_the_room_was_listed_is_history(client, sink):
+    """Event ids are remembered in memory only: after a restart (or a failover here) a
+    captured genuine event, still inside its signature's window, was applied again (a stale
+    join made the room adopt a dead session). One created before the room first listed
+    itself is acknowledged and not applied: that listing already showed what came after."""
+    sink.listed_since = time.time()
+    old, new = (
+        event_body("participant_joined", created_at=int(sink.listed_since) - 60),
+        (event_body("participant_left", created_at=int(sink.listed_since))),
+    )
+    answer = await post(client, old, signed(old))
+    assert answer.status_code == 200 and answer.json()["stale"] is True
+    assert (await post(client, new, signed(new))).status_code == 200
+    assert sink.calls == [("left", "seat-3")]

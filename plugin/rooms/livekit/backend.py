@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -107,6 +108,7 @@ class LiveKitRoom:
         self.policy = policy or Policy()
         self.host_proof = host_proof  # None: nobody can be proved the live host
         self.bot_sid: str | None = None  # the session of our own bot, once it joined
+        self.listed_since = 0.0  # wall clock of the first listing: older webhooks are history
         self.retry = retry or Retry()
         self.reconcile_every = reconcile_every
         self.presence = Presence(grace=grace)
@@ -153,6 +155,7 @@ class LiveKitRoom:
 
     async def start(self) -> None:
         """Read who is in the room, then keep reconciling in the background."""
+        self.listed_since = time.time()  # what happened before, the listing shows
         await self.reconcile()
         self._worker = asyncio.create_task(self._run(), name=f"livekit-room-{self.room}")
 

@@ -83,6 +83,11 @@ class BotRoom:
     def on_presence(self, callback: PresenceCallback) -> None:
         self.room.on_presence(callback)
 
+    @property
+    def listed_since(self) -> float:
+        """When the room first read who is in it (webhook events from before are history)."""
+        return self.room.listed_since
+
     async def participant_joined(self, info: ParticipantInfo) -> None:
         if not self.detached:
             await self.room.participant_joined(info)

@@ -4,9 +4,13 @@ The Authorization header carries the raw JWT (no "Bearer") signed with our API k
 `sha256` claim is the body's hash; `WebhookReceiver` checks both, so a forged or altered
 event gets 401 and changes nothing. A genuine event can be replayed for as long as its JWT
 is valid (300 s from the server), and LiveKit itself retries a delivery: each event is
-applied once, by its id (`Recent`, bounded). Joins and leaves go to the room's events sink
-(the LiveKitRoom), found by the room's name, which matches them to the participant's
-session and reports a leave only after its reconnect grace period.
+applied once, by its id (`Recent`, bounded). The ids are this process's memory only, so
+an event created before the room's sink first listed the room (`listed_since`: a restart,
+or a failover to this server) is history, not news: that listing already showed the room
+as it was after it, and a replay of it is acknowledged and not applied (a captured join
+replayed after a restart made the room adopt a dead session). Joins and leaves go to the
+room's events sink (the LiveKitRoom), found by the room's name, which matches them to the
+participant's session and reports a leave only after its reconnect grace period.
 """
 
 from __future__ import annotations
@@ -36,8 +40,15 @@ REPLAY_WINDOW = 600.0  # seconds: twice the server's webhook JWT lifetime (FIELD
 MAX_REMEMBERED = 20_000  # event ids; ~2 MB, hours of joins and leaves of a big club
 
 
+STALE_SKEW = 2.0  # seconds: an event's created_at is whole seconds, and clocks differ
+
+
 class RoomEvents(Protocol):
-    """Where a room's joins and leaves go; LiveKitRoom is one."""
+    """Where a room's joins and leaves go; LiveKitRoom is one. `listed_since` (wall-clock
+    seconds, 0 for none yet) is when it first read the room for itself."""
+
+    @property
+    def listed_since(self) -> float: ...
 
     async def participant_joined(self, info: ParticipantInfo) -> None: ...
 
@@ -102,6 +113,9 @@ def webhook_route(
         if not seen.first_time(event_id):
             return JSONResponse({"ok": True, "event": event.event, "duplicate": True})
         sink = rooms(event.room.name) if event.HasField("room") else None
+        since = sink.listed_since if sink is not None else 0.0
+        if sink is not None and event.created_at and event.created_at < since - STALE_SKEW:
+            return JSONResponse({"ok": True, "event": event.event, "stale": True})
         if sink is not None and event.HasField("participant"):
             if event.event == "participant_joined":
                 await sink.participant_joined(event.participant)
