@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 
 class BadBody(Exception):
@@ -36,11 +36,14 @@ async def read_body(request: Request, limit: int) -> bytes:
             raise BadBody(413, "too_large", f"the body is over {limit} bytes")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BadBody(413, "too_large", f"the body is over {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BadBody(413, "too_large", f"the body is over {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # it went away mid-body: nothing to answer, nothing to log
+        raise BadBody(400, "client_gone", "the client closed before its body ended") from None
     return b"".join(chunks)
 
 

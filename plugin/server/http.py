@@ -155,6 +155,19 @@ class BoundedWebSocketProtocol(WebSocketsSansIOProtocol):
         self._address = ""
         super().connection_lost(exc)
 
+    def send_receive_event_to_app(self) -> None:
+        """A text message that is not UTF-8 closes the socket (1007) quietly: uvicorn does
+        the same but logs a traceback for it, which any client could make at will."""
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            try:
+                b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                self.frames = []
+                self.conn.send_close(1007, "invalid UTF-8")
+                self.handle_parser_exception()
+                return
+        super().send_receive_event_to_app()
+
     def data_received(self, data: bytes) -> None:
         if self._over_buffer():
             return

@@ -112,3 +112,55 @@ async def test_one_address_holds_a_bounded_number_of_connections(
         for _, writer in [*held, over, *again]:
             writer.close()
             await writer.wait_closed()
+
+
+def _masked_frame(opcode: int, payload: bytes) -> bytes:
+    mask = b"\x01\x02\x03\x04"
+    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + body
+
+
+async def test_what_a_client_can_send_at_will_logs_no_traceback(caplog: pytest.LogCaptureFixture):
+    """The outside check made the server log a traceback per client at will: a text frame
+    that is not UTF-8 (uvicorn's own), and a body cut off by a client that went away
+    (starlette's ClientDisconnect out of read_body). Both are the client's doing: closed
+    or answered, never logged as a failure of the server."""
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route, WebSocketRoute
+
+    from plugin.bodies import BadBody, read_body
+
+    async def upload(request):  # type: ignore[no-untyped-def]
+        try:
+            return PlainTextResponse(str(len(await read_body(request, 1000))))
+        except BadBody as refusal:
+            return PlainTextResponse(refusal.code, status_code=refusal.status)
+
+    async def echo(websocket):  # type: ignore[no-untyped-def]
+        await websocket.accept()
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+
+    app = Starlette(routes=[Route("/up", upload, methods=["POST"]), WebSocketRoute("/ws", echo)])
+    caplog.set_level("INFO")
+    async with listening(app, lifespan="off") as where:
+        reader, writer = await asyncio.open_connection("127.0.0.1", where.port)
+        writer.write(
+            b"GET /ws HTTP/1.1\r\nhost: x\r\nupgrade: websocket\r\nconnection: upgrade\r\n"
+            b"sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
+        )
+        async with asyncio.timeout(5):
+            assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+            writer.write(_masked_frame(0x1, b"\xff\xfe not utf-8"))
+            close = await reader.readexactly(4)
+        assert close[0] == 0x88 and int.from_bytes(close[2:4], "big") == 1007
+        writer.close()
+        reader, writer = await asyncio.open_connection("127.0.0.1", where.port)
+        writer.write(b"POST /up HTTP/1.1\r\nhost: x\r\ncontent-length: 500\r\n\r\n" + b"x" * 10)
+        await writer.drain()
+        await asyncio.sleep(0.1)
+        writer.close()  # gone mid-body
+        await asyncio.sleep(0.3)
+    failures = [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
+    assert failures == [], [r.getMessage() for r in failures]
