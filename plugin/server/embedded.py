@@ -11,7 +11,8 @@ from starlette.routing import BaseRoute
 from plugin.host.ports import RoomBackend, Voice
 from plugin.host.settings import TableSettings
 from plugin.host.silent import SilentRoom, SilentVoice
-from plugin.rooms.embedded.room import MAX_LISTENERS, EmbeddedRoom
+from plugin.host.views import STREAM, Viewer
+from plugin.rooms.embedded.room import MAX_LISTENERS, WATCH, EmbeddedRoom
 from plugin.rooms.embedded.signalling import rtc_routes
 from plugin.web.app import Server
 from plugin.web.pages import page_routes
@@ -63,8 +64,18 @@ class EmbeddedTables:
 
     def routes(self, server: Server) -> list[BaseRoute]:
         """`POST /rtc/{table_id}/offer`, admitting the seat (or host) of a signed token, and
-        a spectator's watch token as a listener."""
+        a spectator's watch token as a listener. A re-issued link's peer is closed with the
+        link's other sessions (Hub.close_viewer)."""
+        server.hub.on_close_viewer(self.disconnect)
         return list(rtc_routes(self.room_for, server.authorize_media))
+
+    def disconnect(self, table_id: str, viewer: Viewer, code: str, message: str) -> None:
+        """Close the room's peer of one seat or the host; the spectators' (viewer None, or
+        the stream overlay's) all: they share the watch link. A WebRTC peer has no close
+        code: its page sees the connection fail, and its next offer is refused."""
+        room = self.rooms.get(table_id)
+        if room is not None:
+            room.disconnect(WATCH if viewer is None or viewer == STREAM else viewer)
 
 
 def embedded_routes(tables: EmbeddedTables) -> Sequence[Callable[[Server], Sequence[BaseRoute]]]:

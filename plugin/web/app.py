@@ -634,7 +634,8 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
     """POST /api/tables/{id}/reissue {"seat": N | "host" | "watch" | "invite"} (or {} for
     every link), with the
     admin key or the table's host token: new links, the old tokens refused at once and
-    their sockets closed. Answers the table's links."""
+    every socket they opened closed: /ws, /lobby, and (through Hub.close_viewer) /video
+    and the embedded room's peers. Answers the table's links."""
 
     async def reissue(request: Request) -> Response:
         table = await server.table(request.path_params["table_id"])
@@ -669,6 +670,8 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             return _error(503, "log_unavailable", str(failure))
         if INVITE in seats:  # the lobby's players reconnect with the new invite link
             server.lobbies.close_players(table.id, "token_reissued", "this link was replaced")
+        if HOST in seats:  # the old host token's console would still seat players
+            server.lobbies.close_consoles(table.id, "token_reissued", "this link was replaced")
         for seat in seats:  # spectators are the public viewer (None), the overlay "stream"
             if seat == INVITE:
                 continue

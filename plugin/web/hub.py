@@ -32,6 +32,9 @@ Send = Callable[[bytes], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
 MAX_PENDING_REPLIES = 64  # a client that does not read its acks is dropped
 CLOSE_ENDED = 4410  # the server ended the session (table archived, link re-issued)
+# Ends one seat's sessions on another endpoint (table, viewer, code, message): the video
+# relay's socket, the embedded room's peer. See Hub.on_close_viewer.
+CloseViewer = Callable[[str, Viewer, str, str], None]
 
 
 class Connection:
@@ -112,6 +115,7 @@ class Hub:
         # table -> viewer -> encoded state, valid for the latest snapshot and connection set
         self._cache: dict[str, dict[Viewer, bytes]] = {}
         self.encodings = 0  # views serialised so far (benches, tests of the cache)
+        self._close_viewer_elsewhere: list[CloseViewer] = []
 
     async def publish(self, snapshot: Snapshot) -> None:
         """Send every client of this table its view of `snapshot` (Table's Hub protocol)."""
@@ -164,11 +168,21 @@ class Hub:
         self.forget(table_id)
 
     def close_viewer(self, table_id: str, viewer: Viewer, code: str, message: str) -> None:
-        """End every session of one seat (its link was re-issued)."""
+        """End every session of one seat (its link was re-issued), here and on every
+        endpoint registered with `on_close_viewer`."""
         reply = protocol.encode_error(code, message)
         for connection in list(self._connections.get(table_id, ())):
             if connection.viewer == viewer:
                 connection.close_with(reply, CLOSE_ENDED, code)
+        for close in self._close_viewer_elsewhere:
+            close(table_id, viewer, code, message)
+
+    def on_close_viewer(self, close: CloseViewer) -> None:
+        """Have `close_viewer` end a seat's sessions on another endpoint too (`/video`,
+        the embedded room's `/rtc` peers): those are mounted as extra routes, which the
+        reissue endpoint does not know, and a re-issued link must leave none of its
+        sockets open."""
+        self._close_viewer_elsewhere.append(close)
 
     def _is_new(self, snapshot: Snapshot) -> bool:
         latest = self._latest.get(snapshot.table_id)

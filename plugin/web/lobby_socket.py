@@ -92,6 +92,7 @@ class _Client:
     connection: Connection
     device: str | None  # the device's hash; None: the host's console
     refused: bool = False  # the host just refused this device's request
+    ended: bool = False  # its token's link was re-issued: nothing more it sends counts
 
 
 @dataclass(slots=True, kw_only=True)
@@ -130,6 +131,17 @@ class Lobbies:
         room = self.rooms.get(table_id)
         for client in room.clients if room else ():
             if client.device is not None:
+                client.ended = True
+                reply = _encode({"type": "error", "error": code, "message": message})
+                client.connection.close_with(reply, CLOSE_ENDED, code)
+
+    def close_consoles(self, table_id: str, code: str, message: str) -> None:
+        """End every host console's lobby socket of the table (the host's link was
+        replaced): the old token's console must not seat players or approve devices."""
+        room = self.rooms.get(table_id)
+        for client in room.clients if room else ():
+            if client.device is None:
+                client.ended = True
                 reply = _encode({"type": "error", "error": code, "message": message})
                 client.connection.close_with(reply, CLOSE_ENDED, code)
 
@@ -278,6 +290,8 @@ async def _handle(server: Server, room: LobbyRoom, me: _Client, raw: str | bytes
         if not isinstance(message, _HOST_ONLY) and me.device is None:
             raise LobbyError("not_player", "the host's console does not join the lobby")
         async with room.lock:  # checked and committed one at a time
+            if me.ended:  # re-issued while this message waited: its token counts no more
+                raise LobbyError("token_reissued", "this link was replaced")
             in_use = _in_use(server, room)
             records = _records(room.lobby, message, me.device, in_use)
             refused = set()

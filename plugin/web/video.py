@@ -23,6 +23,12 @@ ICE candidates. Theory of operation:
   team's meeting, whose faces would tell who is black), and every description a spectator
   sends must be receive-only (plugin.bodies.sending_media), so no spectator ever has a
   track accepted. At most `max_spectators` per table (too_many_spectators beyond).
+- Limits, as on `/ws` (limits.py): connects per seat (a spectator: per address), and each
+  connection's messages paced to VIDEO_MESSAGES_PER_SECOND, so a flood is slowed where it
+  comes from. A signal to a page whose outbox already holds SIGNAL_BACKLOG messages is
+  refused to its sender (`peer_busy`): one page's flood never gets another page dropped.
+- A re-issued link ends its page's connection (`token_reissued`, close 4410, through
+  Hub.close_viewer); a watch link's re-issue ends every spectator's.
 """
 
 from __future__ import annotations
@@ -40,11 +46,14 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.bodies import sending_media
+from plugin.host.views import STREAM, Viewer
 from plugin.rules import sight
 from plugin.rules.state import NIGHT_PHASES, Phase
 from plugin.signing import TokenError, Watch
 
 from . import wire
+from .hub import CLOSE_ENDED
+from .limits import CONNECT_BURST, CONNECTS_PER_SECOND, RateLimit
 
 if TYPE_CHECKING:
     from .app import Server
@@ -53,6 +62,13 @@ logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 32 * 1024  # one video m-line's SDP is 3-6 KB in Chromium
 MAX_QUEUED = 256  # a page that does not read its signalling this long is dropped
+# Signals queued for one page at most: past it a sender is refused (peer_busy), so the
+# relay's own messages (join, leave) still fit, and a page is dropped only for not reading.
+SIGNAL_BACKLOG = MAX_QUEUED - 32
+# Per connection. A page that joins a full table offers to every seat, the host and the
+# spectators at once (an offer and a few ICE candidates each, ~120 messages); a flood is
+# read at this pace (it once relayed 41,000 signals of 20 KB in 3 s).
+VIDEO_MESSAGES_PER_SECOND, VIDEO_MESSAGE_BURST = 50.0, 200
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_NO_TABLE = 4404
 CLOSE_REPLACED = 4409  # the same seat connected again
@@ -149,6 +165,7 @@ class Link:
     conn: int
     outbox: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
     dropped: bool = False
+    closing: tuple[int, str] = (CLOSE_REPLACED, "closed")  # the writer's close code, reason
 
     def push(self, data: bytes) -> None:
         if self.dropped:
@@ -164,6 +181,13 @@ class Link:
             self.dropped = True
             self.outbox.put_nowait(None)
 
+    def end(self, reply: bytes, code: int, reason: str) -> None:
+        """The server ends this page's session: `reply`, then close with `code`."""
+        if not self.dropped:
+            self.outbox.put_nowait(reply)  # past MAX_QUEUED too: the last word is said
+            self.closing = (code, reason)
+            self.close()
+
 
 # (phase, black seats) of a table now, or None when there is no such table.
 PhaseOf = Callable[[str], "tuple[Phase | str, frozenset[int]] | None"]
@@ -177,6 +201,8 @@ class Relay:
         self.max_spectators = max_spectators
         self._links: dict[str, dict[Who, Link]] = {}
         self._numbers = itertools.count(1)
+        self.connects = RateLimit(CONNECTS_PER_SECOND, CONNECT_BURST)  # as /ws's
+        self.messages = RateLimit(VIDEO_MESSAGES_PER_SECOND, VIDEO_MESSAGE_BURST)
 
     def present(self, table: str) -> dict[Who, Link]:
         return dict(self._links.get(table, {}))
@@ -218,6 +244,15 @@ class Relay:
         for other in links.values():
             other.push(encode("leave", seat=link.seat, conn=link.conn))
 
+    def close_viewer(self, table: str, viewer: Viewer, code: str, message: str) -> None:
+        """End the page of one seat or the host, or (viewer None, or the stream overlay's)
+        every spectator's: its link was re-issued (Hub.on_close_viewer)."""
+        spectators = viewer is None or viewer == STREAM
+        for who, link in list(self._links.get(table, {}).items()):
+            if who == viewer or (spectators and is_spectator(who)):
+                self.leave(link)
+                link.end(encode("error", error=code, message=message), CLOSE_ENDED, code)
+
     def relay(self, link: Link, raw: str | bytes) -> None:
         """Deliver one message from `link`'s page, or tell it why not (SignalError)."""
         message = decode(raw)
@@ -236,6 +271,8 @@ class Relay:
             and sending_media(message.description.sdp)
         ):
             raise SignalError("receive_only", "a spectator only receives video")
+        if target.outbox.qsize() >= SIGNAL_BACKLOG:  # the sender waits, never the target
+            raise SignalError("peer_busy", f"{message.to!r} has not read its signals yet")
         fields: dict[str, Any] = {"from": link.seat, "conn": link.conn, "gen": message.gen}
         if message.description is not None:
             fields["description"] = msgspec.structs.asdict(message.description)
@@ -259,6 +296,7 @@ def table_phase(server: Server) -> PhaseOf:
 def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[BaseRoute]:
     """The `/video` signalling WebSocket for `create_app`'s `config.routes`."""
     relay = Relay(table_phase(server), max_spectators=max_spectators)
+    server.hub.on_close_viewer(relay.close_viewer)  # a re-issued link's page is ended
 
     async def endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -279,6 +317,15 @@ def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[B
             await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
             return
         who: Who = SPECTATOR if isinstance(admitted, Watch) else admitted.seat
+        # Spectators share one link: each is limited by his own address, as on /ws.
+        client = websocket.client.host if websocket.client else ""
+        rate_key = (
+            (admitted.table, SPECTATOR, client) if who == SPECTATOR else (admitted.table, who)
+        )
+        if not relay.connects.allow(rate_key):
+            message = "this seat connects too often; wait a few seconds"
+            await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
+            return
         try:
             link = relay.join(admitted.table, who)
         except SignalError as refusal:
@@ -307,7 +354,7 @@ async def _serve(relay: Relay, websocket: WebSocket, link: Link) -> None:
             data = link.outbox.get_nowait()
             if data is not None:
                 await websocket.send_text(data.decode())
-        await websocket.close(code=CLOSE_REPLACED, reason="closed")
+        await websocket.close(*link.closing)
 
     writer = asyncio.create_task(write(), name=f"video {table}/{seat}")
     try:
@@ -315,6 +362,11 @@ async def _serve(relay: Relay, websocket: WebSocket, link: Link) -> None:
             raw = await wire.receive(websocket)
             if raw is None:
                 break
+            delay = relay.messages.wait(id(link))
+            if delay > 0:  # a flood is read at the relay's pace
+                await asyncio.sleep(delay)
+                if link.dropped:  # ended (re-issued, replaced) while it waited
+                    break
             try:
                 relay.relay(link, raw)
             except SignalError as refusal:

@@ -82,6 +82,32 @@ async def test_the_spectators_connections_are_bounded() -> None:
             await room.stop()
 
 
+async def test_spectators_offering_at_once_are_bounded_too() -> None:
+    """The outside check's offers sent together were all admitted past the cap: the count
+    was read before aiortc's awaits, and each peer added after them."""
+    clients = [RoomClient(listen_only=True) for _ in range(6)]
+    with loopback_ice():
+        room = EmbeddedRoom(seats=10, bot_audio=tone_frames(BOT_HZ), max_listeners=2)
+        await room.start()
+        try:
+            answers = await asyncio.gather(
+                *(c.connect(lambda sdp, kind: room.accept("watch", sdp, kind)) for c in clients),
+                return_exceptions=True,
+            )
+            refused = [a for a in answers if isinstance(a, RoomFull)]
+            assert len(refused) == 4 and room.listeners() == 2, answers
+            await clients[answers.index(None)].close()  # a freed place is taken again
+            await until(lambda: room.listeners() == 1)
+            late = RoomClient(listen_only=True)
+            clients.append(late)
+            await late.connect(lambda sdp, kind: room.accept("watch", sdp, kind))
+            assert room.listeners() == 2
+        finally:
+            for client in clients:
+                await client.close()
+            await room.stop()
+
+
 def test_what_counts_as_an_offer_that_sends() -> None:
     head = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"
     audio = "m=audio 9 UDP/TLS/RTP/SAVPF 111\r\nc=IN IP4 0.0.0.0\r\n"

@@ -51,6 +51,11 @@ class RoomFull(Exception):
     """The table has as many spectators' connections as it allows; nothing changed."""
 
 
+class Disconnected(Exception):
+    """The seat's link was re-issued while its offer was being answered (`disconnect`):
+    the connection its old token asked for is closed, not admitted."""
+
+
 # If the event loop stalls this long, the mixer restarts its clock instead of bursting
 # the missed ticks (a burst would only overflow the listeners' short packet queues).
 MAX_LAG_SECONDS = 0.2
@@ -83,6 +88,12 @@ class EmbeddedRoom:
             raise ValueError(f"max_listeners is 0 or more, not {max_listeners}")
         self.max_listeners = max_listeners
         self._listener_numbers = itertools.count(1)
+        # Spectators' offers being answered now: each holds its place while aiortc works,
+        # so offers sent together cannot all pass the count before any is admitted.
+        self._joining_listeners = 0
+        # How often each seat ("watch": the spectators) was disconnected: an offer answered
+        # across a disconnect was authorized by the replaced link, and is closed.
+        self._disconnects: dict[Seat, int] = {}
         self.seats = seats
         self._bot = BotVoice(bot_audio) if bot_audio is not None else None
         self._ice_loopback_only = ice_loopback_only
@@ -176,6 +187,8 @@ class EmbeddedRoom:
             raise ValueError("the offer is not SDP (it must start with 'v=0')")
         if self._mixer is None or self._stopping:
             raise RuntimeError("the room is not running")
+        link = WATCH if _is_listener(seat) else seat
+        disconnects = self._disconnects.get(link, 0)
 
         # Only the configured STUN/TURN servers, never none: without a list aiortc falls
         # back to a public STUN server (FIELD-NOTES).
@@ -193,6 +206,9 @@ class EmbeddedRoom:
             if isinstance(error, ValueError):
                 raise
             raise ValueError(f"the offer was refused: {error}") from error
+        if self._disconnects.get(link, 0) != disconnects:
+            await peer.close()
+            raise Disconnected(f"the link of {seat!r} was replaced while its offer was answered")
 
         old = self._peers.get(seat)
         self._peers[seat] = peer
@@ -206,13 +222,32 @@ class EmbeddedRoom:
             raise ValueError(f"expected an SDP offer, got type {offer_type!r}")
         if sending_media(offer_sdp):
             raise ValueError("a spectator only listens: his offer must be receive-only")
-        if self.listeners() >= self.max_listeners:
+        if self.listeners() + self._joining_listeners >= self.max_listeners:
             raise RoomFull(f"this table already has {self.max_listeners} spectators listening")
-        return await self.accept(f"{WATCH}:{next(self._listener_numbers)}", offer_sdp, "offer")
+        self._joining_listeners += 1  # before the first await: the place is taken now
+        try:
+            name = f"{WATCH}:{next(self._listener_numbers)}"
+            return await self.accept(name, offer_sdp, "offer")
+        finally:
+            self._joining_listeners -= 1  # admitted (counted by listeners()) or refused
 
     def listeners(self) -> int:
         """Spectators' audio connections open now."""
         return sum(1 for seat in self._peers if _is_listener(seat))
+
+    def disconnect(self, seat: Seat) -> None:
+        """Close `seat`'s connection ("watch": every spectator's) at once: its link was
+        re-issued, and the old token's peer must not go on hearing (or speaking to) the
+        table. An offer being answered for it meanwhile is refused (Disconnected)."""
+        self._disconnects[seat] = self._disconnects.get(seat, 0) + 1
+        gone = [s for s in self._peers if (_is_listener(s) if seat == WATCH else s == seat)]
+        for name in gone:
+            peer = self._peers.pop(name)
+            peer.connected = False
+            self._spawn(peer.close(), cancel_on_stop=False)
+            if isinstance(name, int) and name in self._present:
+                self._present.discard(name)
+                self._notify(name, False)
 
     def _attach_outbound(self, peer: Peer) -> None:
         """Send the mix on the offer's first audio transceiver; leave the rest inactive

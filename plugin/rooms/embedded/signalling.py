@@ -8,7 +8,9 @@ the header is checked before the body is read; every body is read within MAX_BOD
 Errors are JSON `{"error": code, "message": text}`: 400 bad_request, 403 forbidden,
 404 no_table, 413 too_large, 429 too_many_spectators, 503 room_stopped. A refused offer
 changes nothing. A spectator's watch token (authorize gives "watch") is admitted as a
-listener, with a receive-only offer only.
+listener, with a receive-only offer only. The token is checked again once the body is read
+(the link may have been re-issued meanwhile), and an offer whose link is re-issued while it
+is answered is refused too (403 forbidden): a re-issue leaves no peer of the old token.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from starlette.routing import Route
 
 from plugin.bodies import BadBody, decode_json, read_body
 
-from .room import EmbeddedRoom, RoomFull
+from .room import Disconnected, EmbeddedRoom, RoomFull
 
 MAX_BODY_BYTES = 64 * 1024  # a browser's audio offer is 3-6 KiB
 
@@ -71,12 +73,16 @@ def rtc_routes(room_for: RoomFor, authorize: Authorize) -> list[Route]:
         sdp, kind = str(message["sdp"]), str(message["type"])
         if kind != "offer":
             return _error(400, "bad_request", f"type must be 'offer', not {kind!r}")
+        # Checked (again) now, just before the room takes the offer: reading the body
+        # awaited, and a link re-issued meanwhile must not open a peer.
+        token = header_token or str(message["token"])
+        seat = await admitted(table_id, token)
         if seat is None:
-            seat = await admitted(table_id, str(message["token"]))
-            if seat is None:
-                return _error(403, "forbidden", "the token does not admit you to this table")
+            return _error(403, "forbidden", "the token does not admit you to this table")
         try:
             answer = await room.accept(seat, sdp, kind)
+        except Disconnected as error:
+            return _error(403, "forbidden", str(error))
         except RoomFull as error:
             return _error(429, "too_many_spectators", str(error))
         except ValueError as error:
