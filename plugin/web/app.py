@@ -441,8 +441,7 @@ async def _refuse(
     error = protocol.encode_error(code, message)
     if server is not None:  # {"type": "error", ..., "server": URL}: where to go instead
         error = error[:-1] + b',"server":' + msgspec.json.encode(server) + b"}"
-    await websocket.send_text(error.decode())
-    await websocket.close(code=close_code, reason=code)
+    await wire.refuse(websocket, error, code, close_code)
 
 
 async def _serve_client(

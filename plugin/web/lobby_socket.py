@@ -234,10 +234,8 @@ def _admit(server: Server, hello: _Hello) -> tuple[bool, str]:
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
-    await websocket.send_text(
-        _encode({"type": "error", "error": code, "message": message}).decode()
-    )
-    await websocket.close(code=close_code, reason=code)
+    reply = _encode({"type": "error", "error": code, "message": message})
+    await wire.refuse(websocket, reply, code, close_code)
 
 
 async def _serve(server: Server, websocket: WebSocket, table: Table, device: str | None) -> None:

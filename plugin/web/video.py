@@ -339,8 +339,7 @@ def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[B
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
-    await websocket.send_text(encode("error", error=code, message=message).decode())
-    await websocket.close(code=close_code, reason=code)
+    await wire.refuse(websocket, encode("error", error=code, message=message), code, close_code)
 
 
 async def _serve(relay: Relay, websocket: WebSocket, link: Link) -> None:

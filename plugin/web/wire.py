@@ -11,10 +11,11 @@ client's `?token=` is still read.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TypeVar
 
 import msgspec
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 T = TypeVar("T")
 
@@ -88,3 +89,13 @@ async def opening_token(websocket: WebSocket, seconds: float) -> tuple[str, str 
     except Refused as refusal:
         raise Refused("token_malformed", f"{expected} ({refusal.message})") from None
     return hello.token, hello.table
+
+
+async def refuse(websocket: WebSocket, reply: bytes, code: str, close_code: int) -> None:
+    """Send `reply` (the endpoint's own error message) and close with `close_code`. A
+    client that already left (closed before its hello, or at once after a bad one, or the
+    server shutting down under it) gets nothing, and that is not the server's failure:
+    nothing is raised or logged (a traceback per such client was anyone's to cause)."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        await websocket.send_text(reply.decode())
+        await websocket.close(code=close_code, reason=code)
