@@ -15,12 +15,13 @@ from plugin.rooms.embedded.signalling import MAX_BODY_BYTES, rtc_routes
 from .conftest import until
 
 TOKENS = {"t-seat-3": 3, "t-host": "host"}
+SEAT_3_OFFER = b'{"sdp": "v=0", "type": "offer", "token": "t-seat-3"}'
 
 
 @pytest.fixture
 async def http(room: EmbeddedRoom) -> AsyncIterator[httpx.AsyncClient]:
     async def authorize(table_id: str, token: str) -> int | str | None:
-        return TOKENS.get(token) if table_id == "t1" else None
+        return TOKENS.get(token) if table_id in ("t1", "t2") else None  # t2: not open here
 
     app = Starlette(routes=rtc_routes(lambda table: room if table == "t1" else None, authorize))
     transport = httpx.ASGITransport(app=app)
@@ -50,7 +51,14 @@ async def test_a_token_admits_its_seat(room: EmbeddedRoom, http: httpx.AsyncClie
             "bad_request",
         ),
         ("/rtc/t1/offer", b'{"sdp": "v=0", "type": "offer", "token": "forged"}', 403, "forbidden"),
-        ("/rtc/t9/offer", b'{"sdp": "v=0", "type": "offer", "token": "t-seat-3"}', 404, "no_table"),
+        # Whether a table exists is told only to a token it admits (the outside check).
+        (
+            "/rtc/t9/offer",
+            b'{"sdp": "v=0", "type": "offer", "token": "t-seat-3"}',
+            403,
+            "forbidden",
+        ),
+        ("/rtc/t2/offer", b'{"sdp": "v=0", "type": "offer", "token": "t-seat-3"}', 404, "no_table"),
         (
             "/rtc/t1/offer",
             b'{"sdp": "hello", "type": "offer", "token": "t-host"}',
@@ -67,4 +75,5 @@ async def test_bad_requests_get_a_clear_error(
     assert response.status_code == status
     assert response.json()["error"] == error
     assert response.json()["message"]
+    assert "unpack" not in response.json()["message"]  # aiortc's words are not sent
     assert list(room.peers()) == []

@@ -11,11 +11,14 @@ changes nothing. A spectator's watch token (authorize gives "watch") is admitted
 listener, with a receive-only offer only. The token is checked again once the body is read
 (the link may have been re-issued meanwhile), and an offer whose link is re-issued while it
 is answered is refused too (403 forbidden): a re-issue leaves no peer of the old token.
+Whether a table exists is said only to a token it admits (404 after the token check), and
+what aiortc says of a bad offer is logged, not sent (it names the server's internals).
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 
 from starlette.requests import Request
@@ -26,6 +29,7 @@ from plugin.bodies import BadBody, decode_json, read_body
 
 from .room import Disconnected, EmbeddedRoom, RoomFull
 
+logger = logging.getLogger(__name__)
 MAX_BODY_BYTES = 64 * 1024  # a browser's audio offer is 3-6 KiB
 
 Authorize = Callable[[str, str], "int | str | Awaitable[int | str | None] | None"]
@@ -50,12 +54,9 @@ def rtc_routes(room_for: RoomFor, authorize: Authorize) -> list[Route]:
 
     async def offer(request: Request) -> JSONResponse:
         table_id = request.path_params["table_id"]
-        room = room_for(table_id)
-        if room is None:
-            return _error(404, "no_table", f"no table {table_id!r}")
         scheme, _, header_token = request.headers.get("authorization", "").partition(" ")
         seat: int | str | None = None
-        if header_token:
+        if header_token:  # the token first: whether a table exists is nobody else's business
             seat = await admitted(table_id, header_token) if scheme.lower() == "bearer" else None
             if seat is None:
                 return _error(403, "forbidden", "the token does not admit you to this table")
@@ -79,16 +80,21 @@ def rtc_routes(room_for: RoomFor, authorize: Authorize) -> list[Route]:
         seat = await admitted(table_id, token)
         if seat is None:
             return _error(403, "forbidden", "the token does not admit you to this table")
+        room = room_for(table_id)
+        if room is None:
+            return _error(404, "no_table", f"no table {table_id!r} here")
         try:
             answer = await room.accept(seat, sdp, kind)
         except Disconnected as error:
             return _error(403, "forbidden", str(error))
         except RoomFull as error:
             return _error(429, "too_many_spectators", str(error))
-        except ValueError as error:
-            return _error(400, "bad_request", str(error))
+        except ValueError as error:  # aiortc's own words name its internals: not sent
+            logger.info("rtc %s: an offer was refused: %s", table_id, error)
+            return _error(400, "bad_request", "the offer is not an SDP this room can answer")
         except RuntimeError as error:
-            return _error(503, "room_stopped", str(error))
+            logger.info("rtc %s: the room took no offer: %s", table_id, error)
+            return _error(503, "room_stopped", "the table's room is not taking offers now")
         return JSONResponse({"sdp": answer.sdp, "type": answer.type})
 
     return [Route("/rtc/{table_id}/offer", offer, methods=["POST"])]
