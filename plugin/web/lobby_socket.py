@@ -42,6 +42,10 @@ CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY, CLOSE_ELSEWHERE = 4401, 4404
 CLOSE_ENDED = 4410
 LOBBY_CONNECTS_PER_SECOND, LOBBY_CONNECT_BURST = 1.0, 10  # per address and table
 LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST = 5.0, 10  # per connection
+# What the players of one table may write to its log, all connections together: every
+# join and leave is a record, and 8 sockets of one invite link wrote 780 in 10 s (the
+# outside check). A whole club arriving at once fits the burst; the host is not limited.
+LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST = 2.0, 60
 MAX_SOCKETS = 120  # players' open lobby sockets per table: the waiting, the seated, tabs
 
 
@@ -116,6 +120,9 @@ class Lobbies:
     )
     messages: RateLimit = field(
         default_factory=lambda: RateLimit(LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST)
+    )
+    records: RateLimit = field(  # by table: the players' lobby records
+        default_factory=lambda: RateLimit(LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST)
     )
 
     def room(self, table: Table) -> LobbyRoom:
@@ -287,6 +294,8 @@ async def _handle(server: Server, room: LobbyRoom, me: _Client, raw: str | bytes
             raise LobbyError("not_host", "only the host seats players and approves devices")
         if not isinstance(message, _HOST_ONLY) and me.device is None:
             raise LobbyError("not_player", "the host's console does not join the lobby")
+        if me.device is not None and not server.lobbies.records.allow(room.table.id):
+            raise LobbyError("lobby_busy", "the lobby of this table is busy: try again soon")
         async with room.lock:  # checked and committed one at a time
             if me.ended:  # re-issued while this message waited: its token counts no more
                 raise LobbyError("token_reissued", "this link was replaced")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -352,3 +353,45 @@ def test_a_seat_in_use_on_its_own_link_is_not_free(client: TestClient) -> None:
         host.send("seat_waiting", order="arrival")
         seated = host.until(lambda m: len(m["seated"]) == 2)["seated"]
         assert [(s["name"], s["seat"]) for s in seated] == [("Anna", 2), ("Bohdan", 3)]
+
+
+def test_the_players_of_a_table_write_its_log_at_a_bounded_pace(tmp_path: Path) -> None:
+    """Every join and leave is a record in the table's log: 8 sockets of one invite link
+    wrote 780 of them in 10 s (the outside check). The players of a table share a budget;
+    past it they are told to wait and nothing is written, and the host is never held."""
+
+    def attempt(player: Lobby, kind: str, **fields: Any) -> str | None:
+        player.send(kind, **fields)
+        wanted = "waiting" if kind == "join" else "new"
+        while True:
+            message = player.receive()
+            if message["type"] != "lobby":
+                return str(message.get("error"))
+            if message["me"]["state"] == wanted:
+                return None
+
+    def lobby_records(table: str) -> int:
+        with sqlite3.connect(tmp_path / "autohost.db") as db:
+            query = "SELECT count(*) FROM events WHERE table_id = ? AND source = 'lobby'"
+            return int(db.execute(query, (table,)).fetchone()[0])
+
+    with app(tmp_path) as client, contextlib.ExitStack() as stack:
+        links = create_table(client)
+        table, invite = links["id"], links["invite"]["token"]
+        server = client.app.state.server  # type: ignore[attr-defined]
+        server.lobbies.records = RateLimit(0.001, 6)  # six records, then (almost) none
+        host = open_lobby(stack, client, table, token_of(links, "host"), None)
+        host.until(lambda m: True)
+        players = [open_lobby(stack, client, table, invite, device(n)) for n in range(3)]
+        outcomes = []
+        for round_ in range(4):
+            for n, player in enumerate(players):
+                if round_ % 2 == 0:
+                    outcomes.append(attempt(player, "join", name=f"P{n}.{round_}"))
+                else:
+                    outcomes.append(attempt(player, "leave"))
+        assert outcomes[:6] == [None] * 6 and set(outcomes[6:]) == {"lobby_busy"}
+        assert lobby_records(table) == 6
+        assert host.until(lambda m: True)["entries"] == []  # they left in round 2
+        players[0].send("join", name="late")
+        assert players[0].error()["error"] == "lobby_busy"
