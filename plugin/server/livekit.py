@@ -9,6 +9,7 @@ hosted (others in the log stay silent, as before), in the room `rooms` names for
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Mapping
 from typing import Literal
@@ -73,6 +74,7 @@ class LiveKitTables:
         self._reconcile_every = reconcile_every
         self._grace = grace
         self.overlays: dict[str, TableOverlay] = {}  # table id -> its overlay (RPC, data)
+        self._reissues: dict[str, asyncio.Task[None]] = {}  # table id -> its pass
         self._server: Server | None = None  # set by routes(), before any table opens
         # Whether this server may touch a table's microphones now (its lease is fresh):
         # the registry's answer once routes() has the server.
@@ -91,6 +93,7 @@ class LiveKitTables:
             self.creds.url, self.creds.api_key, self.creds.api_secret, name,
             reconcile_every=self._reconcile_every, grace=self._grace,
             may_act=lambda: self.holds(table_id), seats=settings.seats,
+            generations=lambda: self._generations(table_id),
         )  # fmt: skip
         # The overlay's RPC methods are registered at each join of the bot (a rejoin, or a
         # new owner after a failover, is a new session: the methods go with it).
@@ -125,6 +128,31 @@ class LiveKitTables:
     def voice(self, table_id: str, settings: TableSettings) -> Voice:
         return self._voices.pop(table_id, None) or SilentVoice()
 
+    def _generations(self, table_id: str) -> Mapping[int | str, int]:
+        """Each seat's link generation at a table (none known before routes() ran)."""
+        registry = self._server.registry if self._server is not None else None
+        if registry is None:
+            return {}
+        try:
+            return registry.link_generations(table_id)
+        except LogUnavailable:
+            return {}
+
+    def reissued(self, table_id: str, viewer: object, code: str, message: str) -> None:
+        """Hub.on_close_viewer: a link of `table_id` was re-issued; its room removes the
+        sessions of older tokens of ours (LiveKitRoom.reissued)."""
+        hosted = self.hosted.get(table_id)
+        if hosted is None or table_id in self._reissues:  # one pass sees every re-issue
+            return  # made so far (the generations were written before the sockets closed)
+        task = asyncio.get_running_loop().create_task(hosted.room.reissued())
+        self._reissues[table_id] = task
+        task.add_done_callback(lambda done: self._reissue_done(table_id, done))
+
+    def _reissue_done(self, table_id: str, task: asyncio.Task[None]) -> None:
+        self._reissues.pop(table_id, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("livekit: removing re-issued sessions failed: %s", task.exception())
+
     def events_for(self, room_name: str) -> BotRoom | None:
         """The webhook's lookup: the BotRoom of a LiveKit room name, if it is ours."""
         table_id = self.tables_by_room.get(room_name)
@@ -133,7 +161,7 @@ class LiveKitTables:
     def routes(self, server: Server) -> list[BaseRoute]:
         """/livekit/token, /livekit/link, /livekit/webhook and LiveKit mode's static files."""
 
-        def seat_for_link(link: str) -> tuple[str, int | Literal["host", "watch"]] | None:
+        def seat_for_link(link: str) -> tuple[str, int | Literal["host", "watch"], int] | None:
             """A link of a table, for one of its seats, of the seat's current link: the
             same check as every other endpoint's (Server.admit); a watch link gets a
             spectator's subscribe-only, hidden LiveKit token (tokens.spectator_token). On a
@@ -148,7 +176,7 @@ class LiveKitTables:
                 table = registry.tables.get(claimed.table)
                 if table is not None:
                     grant = server.admit(link, table)
-                    return grant.table, grant.seat
+                    return grant.table, grant.seat, grant.generation
                 if not registry.log.shared or registry.log.is_archived(claimed.table):
                     return None
                 record = registry.log.table_settings(claimed.table)
@@ -163,7 +191,7 @@ class LiveKitTables:
                     return None
             except (TokenError, LogUnavailable):
                 return None
-            return claimed.table, claimed.seat
+            return claimed.table, claimed.seat, claimed.generation
 
         def room_of(table_id: str) -> str | None:
             """The LiveKit room of a table: the one its bot is in here, else (a table
@@ -184,10 +212,15 @@ class LiveKitTables:
             return self._fixed_rooms.get(table_id) or room_name_for(table_id, settings)
 
         def issue_link(table: str, seat: int | Literal["host"]) -> str:
-            return server.signer.issue(table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS)
+            registry = server.registry  # the seat's link as it is now (re-issued or not)
+            generation = registry.link_generations(table).get(seat, 0) if registry else 0
+            return server.signer.issue(
+                table, seat, lifetime=LINK_FROM_CLUB_TOKEN_SECONDS, generation=generation
+            )
 
         self._server = server
         self.holds = lambda table_id: server.registry is None or server.registry.holds(table_id)
+        server.hub.on_close_viewer(self.reissued)  # the old LiveKit sessions go too
         verifier = TokenVerifier(self.creds.api_key, self.creds.api_secret)
         return [
             token_route(self.creds, seat_for_link, room_of),

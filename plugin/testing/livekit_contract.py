@@ -27,6 +27,7 @@ from livekit.protocol.models import (
 from livekit.protocol.room import (
     ListParticipantsRequest,
     ListParticipantsResponse,
+    RemoveParticipantResponse,
     RoomParticipantIdentity,
     UpdateParticipantRequest,
 )
@@ -37,6 +38,7 @@ PARSERS: dict[str, Callable[[bytes], Request]] = {
     "ListParticipants": ListParticipantsRequest.FromString,
     "UpdateParticipant": UpdateParticipantRequest.FromString,
     "GetParticipant": RoomParticipantIdentity.FromString,
+    "RemoveParticipant": RoomParticipantIdentity.FromString,
 }
 
 
@@ -184,6 +186,9 @@ class ContractServer:
         info = self.rooms.get(message.room, {}).get(message.identity)
         if info is None:
             return _error(404, "not_found", "participant does not exist")
+        if method == "RemoveParticipant":
+            del self.rooms[message.room][message.identity]
+            return _ok(RemoveParticipantResponse())
         if isinstance(message, UpdateParticipantRequest) and message.HasField("permission"):
             info.permission.CopyFrom(message.permission)  # replaces every field, like LiveKit
             allowed = info.permission.can_publish and (

@@ -188,3 +188,58 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
         assert table.state.vote is not None and table.state.vote.round is not None
         assert table.state.vote.round.tally().get(6, 0) <= 1  # one vote per voter, at most
         assert all("controls" not in s for s in hidden.states)
+
+
+@pytest.mark.livekit
+async def test_a_reissued_seat_loses_its_livekit_session_and_its_seat(livekit_server, tmp_path):
+    """A re-issue closed the old link's sockets but left its LiveKit session: the token we
+    minted lasts 6 h, and its holder kept voting as seat 3 over RPC. Now the session is
+    removed at the re-issue, a rejoin with the old token is a spectator, and the new link's
+    token (an identity of its own) is seat 3."""
+    import httpx
+    from livekit import api
+
+    creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+    hosting = one_table_hosting(creds, tmp_path / "autohost.db", room=ROOM, table=TABLE)
+    app = hosting.app
+    async with serve(app) as base, AsyncExitStack() as stack, httpx.AsyncClient() as http:
+        server = app.state.server
+        settings = TableSettings.from_record(
+            {"preset": "online", "language": "uk", "seats": 10, "roles": ROLES}
+        )
+        table = await server.registry.create(settings, TABLE)
+        links = server.links(table)
+        seat3_link = links["seats"][2]["token"]
+        minted = (await http.post(f"{base}/livekit/token", json={"link": seat3_link})).json()
+        old = OverlayClient(creds.url, minted["token"])
+        await old.join()
+        stack.push_async_callback(old.leave)
+        assert (await old.hello())["seat"] == 3
+        admin = {"Authorization": f"Bearer {server.config.admin_key}"}
+        answer = await http.post(f"{base}/api/tables/{TABLE}/reissue", json={"seat": 3},
+                                 headers=admin)  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        async with api.LiveKitAPI(creds.url, API_KEY, API_SECRET, failover=False) as lk:
+
+            async def gone() -> bool:
+                listed = await lk.room.list_participants(api.ListParticipantsRequest(room=ROOM))
+                return "seat-3" not in {p.identity for p in listed.participants}
+
+            await eventually(gone, "the old session is removed")
+        refused = await http.post(f"{base}/livekit/token", json={"link": seat3_link})
+        assert refused.status_code == 401  # the old link mints nothing now
+        again = OverlayClient(creds.url, minted["token"])  # the old token joins again
+        await again.join()
+        stack.push_async_callback(again.leave)
+        assert (await again.hello())["seat"] is None
+        assert (await again.send("pass"))["error"] == "spectator"
+        new_link = answer.json()["seats"][2]["token"]
+        fresh = (await http.post(f"{base}/livekit/token", json={"link": new_link})).json()
+        assert fresh["identity"] == "seat-3.1"
+        new = OverlayClient(creds.url, fresh["token"])
+        await new.join()
+        stack.push_async_callback(new.leave)
+        room = hosting.tables.hosted[TABLE].room
+        await eventually(lambda: "seat-3.1" in room.participants, "the bot sees him join")
+        assert (await new.hello())["seat"] == 3
+        assert room.participants["seat-3"].stale  # the old token's second session

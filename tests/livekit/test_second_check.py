@@ -157,3 +157,36 @@ async def test_the_bots_backoff_is_for_duplicates_in_a_row(monkeypatch) -> None:
     bot._disconnected(rtc.DisconnectReason.DUPLICATE_IDENTITY)
     await bot._rejoin()
     assert waits == [0.5] and bot.duplicates == 7
+
+
+async def test_a_reissued_links_old_token_sits_nowhere_and_is_removed(contract: ContractServer):
+    """A re-issue closed every socket of the old link but not its LiveKit session: a token
+    we minted lasts 6 h, and its holder kept his seat's RPC and microphone. Our tokens carry
+    the link's generation; an older one than the seat's now sits nowhere, and a re-issue
+    removes its session from the room at once."""
+    generations: dict[int | str, int] = {}
+    contract.join(ROOM, "seat-3", attributes={"seat": "3", "autohost-gen": "0"})
+    contract.join(ROOM, "seat-4", attributes={"seat": "4", "autohost-gen": "0"})
+    contract.join(ROOM, "club-5", attributes={"seat": "5"})  # a club's own token: no generation
+    room = await _room(contract, generations=lambda: generations)
+    try:
+        await room.set_speakers(frozenset({3, 5}))
+        assert contract.publishing(ROOM) == {"seat-3", "club-5"}
+        generations[3] = 1  # seat 3's link is re-issued
+        await room.reissued()
+        assert "seat-3" not in contract.rooms[ROOM]  # the old session is gone
+        assert contract.publishing(ROOM) == {"club-5"}
+        # The old token joins again (it has not expired): nobody's seat, silenced.
+        stale = contract.join(ROOM, "seat-3", attributes={"seat": "3", "autohost-gen": "0"})
+        stale.sid = "PA_seat-3-again"  # a new session, as LiveKit gives a rejoin
+        await room.participant_joined(stale)
+        fresh = contract.join(ROOM, "seat-3.1", attributes={"seat": "3", "autohost-gen": "1"})
+        await room.participant_joined(fresh)
+        async with asyncio.timeout(5):
+            while contract.publishing(ROOM) != {"seat-3.1", "club-5"}:
+                await asyncio.sleep(0.02)
+        assert room.participants["seat-3"].seat is None and room.participants["seat-3"].stale
+        assert room.participants["seat-3.1"].seat == 3
+        assert room.participants["seat-4"].seat == 4  # another seat's link is untouched
+    finally:
+        await room.stop()

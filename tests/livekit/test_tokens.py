@@ -28,7 +28,10 @@ VERIFIER = TokenVerifier(API_KEY, API_SECRET)
 def test_player_token_binds_the_seat_and_publishes_nothing_at_join():
     claims = VERIFIER.verify(player_token(CREDS, "table-1", 7))
     assert claims.identity == "seat-7"
-    assert claims.attributes == {"seat": "7"}
+    assert claims.attributes == {"seat": "7", "autohost-gen": "0"}
+    again = VERIFIER.verify(player_token(CREDS, "table-1", 7, generation=2))  # re-issued
+    assert again.identity == "seat-7.2"  # never replaces the old token's session
+    assert again.attributes == {"seat": "7", "autohost-gen": "2"}
     video = claims.video
     assert video.room == "table-1" and video.room_join
     assert video.can_publish is False and not video.can_publish_sources
@@ -40,7 +43,10 @@ def test_host_token_is_a_room_admin():
     claims = VERIFIER.verify(host_token(CREDS, "table-1"))
     assert claims.identity == "host"
     assert claims.video.room_admin and claims.video.room == "table-1"
-    assert claims.attributes == {"autohost-host": host_proof(API_SECRET, "table-1")}
+    assert claims.attributes == {
+        "autohost-host": host_proof(API_SECRET, "table-1"),
+        "autohost-gen": "0",
+    }
     assert host_proof(API_SECRET, "table-2") != host_proof(API_SECRET, "table-1")
 
 
@@ -86,8 +92,8 @@ def test_a_bad_club_token_is_refused(token, reason):
 
 
 def links(link: str):
-    known = {"good": ("t1", 4), "host": ("t1", "host"), "watch": ("t1", "watch"),
-             "nowhere": ("t9", 1)}  # fmt: skip
+    known = {"good": ("t1", 4, 0), "host": ("t1", "host", 0), "watch": ("t1", "watch", 0),
+             "nowhere": ("t9", 1, 0), "again": ("t1", 4, 3)}  # fmt: skip
     return known.get(link)
 
 
@@ -97,6 +103,15 @@ async def client():
     transport = httpx.ASGITransport(app=Starlette(routes=[route]))
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as test_client:
         yield test_client
+
+
+async def test_a_reissued_links_token_has_an_identity_of_its_own(client):
+    """The old token's holder may rejoin with it until it expires: with the same identity
+    he would replace the new holder in the room (one session per identity)."""
+    answer = (await client.post("/livekit/token", json={"link": "again"})).json()
+    claims = VERIFIER.verify(answer["token"])
+    assert answer["identity"] == claims.identity == "seat-4.3"
+    assert claims.attributes == {"seat": "4", "autohost-gen": "3"}
 
 
 async def test_token_route_mints_the_linked_seats_token(client):

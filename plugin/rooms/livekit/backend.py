@@ -35,6 +35,8 @@ from livekit.protocol.models import ParticipantInfo, ParticipantPermission
 from livekit.protocol.room import (
     ListParticipantsRequest,
     ListParticipantsResponse,
+    RemoveParticipantResponse,
+    RoomParticipantIdentity,
     UpdateParticipantRequest,
 )
 
@@ -42,7 +44,13 @@ from plugin.host.ports import PresenceCallback
 from plugin.rooms.livekit.permissions import Grant, Policy
 from plugin.rooms.livekit.presence import Presence
 from plugin.rooms.livekit.proof import host_proof, is_proved_host
-from plugin.rooms.livekit.seats import BOT_IDENTITY, MAX_SEAT, check_seat, seat_of
+from plugin.rooms.livekit.seats import (
+    BOT_IDENTITY,
+    MAX_SEAT,
+    check_seat,
+    generation_of,
+    seat_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +67,10 @@ class RoomService(Protocol):
     ) -> ListParticipantsResponse: ...
 
     async def update_participant(self, update: UpdateParticipantRequest) -> ParticipantInfo: ...
+
+    async def remove_participant(
+        self, remove: RoomParticipantIdentity
+    ) -> RemoveParticipantResponse: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,6 +94,7 @@ class Seen:
     sid: str = ""
     permission: ParticipantPermission | None = None
     host: bool = False  # the proved live host (proof.py)
+    stale: bool = False  # his token was minted for a link re-issued since: nobody's seat
 
 
 class LiveKitRoom:
@@ -100,11 +113,13 @@ class LiveKitRoom:
         on_stop: Callable[[], Awaitable[None]] | None = None,
         may_act: Callable[[], bool] = lambda: True,
         seats: int = MAX_SEAT,
+        generations: Callable[[], Mapping[int | str, int]] = dict,
     ) -> None:
         if not room:
             raise ValueError("a LiveKit room name is required")
         self.room = room
         self.seats = seats  # a `seat-50` at a table of 10 sits nowhere: a spectator
+        self.generations = generations  # each seat's (and "host"'s) link generation now
         self.policy = policy or Policy()
         self.host_proof = host_proof  # None: nobody can be proved the live host
         self.bot_sid: str | None = None  # the session of our own bot, once it joined
@@ -392,15 +407,47 @@ class LiveKitRoom:
         permission = ParticipantPermission()
         permission.CopyFrom(info.permission)
         host = is_proved_host(self.host_proof, info.identity, info.attributes, permission)
-        seat = None if host else seat_of(info.identity, _fixed_attributes(info, permission))
+        fixed = _fixed_attributes(info, permission)
+        seat = None if host else seat_of(info.identity, fixed)
+        if seat is not None and seat > self.seats:
+            seat = None
+        stale = self._stale("host" if host else seat, fixed)
         return Seen(
-            seat=seat if seat is not None and seat <= self.seats else None,
+            seat=None if stale else seat,
             grant=Grant.of(permission),
             standard=standard,
             sid=info.sid,
             permission=permission,
-            host=host,
+            host=host and not stale,
+            stale=stale,
         )
+
+    def _stale(self, seat: int | str | None, attributes: Mapping[str, str]) -> bool:
+        """Whether a token of ours was minted for a link of `seat` that was re-issued since
+        (its generation is older than the seat's now): he sits nowhere and is silenced."""
+        minted = generation_of(attributes)
+        if seat is None or minted is None:
+            return False
+        return minted < self.generations().get(seat, 0)
+
+    async def reissued(self) -> None:
+        """A link of this table was re-issued: every session of an older token of ours is
+        seen again as nobody's (silenced, its RPC a spectator's) and removed from the room
+        now; its token may still join until it expires, and then sits nowhere."""
+        await self.reconcile()
+        async with self._lock:
+            for identity, seen in list(self.participants.items()):
+                if not seen.stale or not self.may_act():
+                    continue
+                request = RoomParticipantIdentity(room=self.room, identity=identity)
+                try:
+                    await self._call(self._service.remove_participant, request)
+                except ServerError as error:
+                    if error.status != 404 and error.code != "not_found":
+                        raise
+                self.participants.pop(identity, None)  # that session is over
+                if seen.sid:
+                    self._forget_session(seen.sid)
 
 
 def _fixed_attributes(info: ParticipantInfo, held: ParticipantPermission) -> Mapping[str, str]:

@@ -12,6 +12,9 @@ from collections.abc import Mapping
 HOST_IDENTITY = "host"  # the live host: always may publish
 BOT_IDENTITY = "autohost-bot"  # our bot's voice: always may publish
 SEAT_ATTRIBUTE = "seat"
+# The generation of the link a token of ours was minted for (plugin/signing.py's link
+# generations): a token minted before the seat's link was re-issued sits nowhere.
+GENERATION_ATTRIBUTE = "autohost-gen"
 MAX_SEAT = 99
 
 # One spelling of a seat number, in the identity and in the attribute: ASCII digits, no
@@ -43,3 +46,12 @@ def seat_of(identity: str, attributes: Mapping[str, str] | None = None) -> int |
         return None
     seat = int(text)
     return seat if 1 <= seat <= MAX_SEAT else None
+
+
+def generation_of(attributes: Mapping[str, str] | None) -> int | None:
+    """The link generation a token of ours carries; None for a token that carries none
+    (a club's own: its re-issues are the club's to make)."""
+    text = (attributes or {}).get(GENERATION_ATTRIBUTE)
+    if text is None:
+        return None
+    return int(text) if re.fullmatch(r"0|[1-9][0-9]{0,8}", text) else -1  # garbled: stale

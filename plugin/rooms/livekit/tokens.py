@@ -26,6 +26,7 @@ from plugin.bodies import BadBody, decode_json, read_body
 from plugin.rooms.livekit.proof import host_attributes
 from plugin.rooms.livekit.seats import (
     BOT_IDENTITY,
+    GENERATION_ATTRIBUTE,
     HOST_IDENTITY,
     SEAT_ATTRIBUTE,
     identity_for_seat,
@@ -35,7 +36,8 @@ from plugin.rooms.livekit.seats import (
 Seat = int | Literal["host"]
 Viewer = Seat | Literal["watch"]  # "watch": a spectator (a watch link's token)
 # our link token -> (table id, seat, "host" or "watch"), or None when it is not valid
-LinkVerifier = Callable[[str], "tuple[str, Viewer] | None"]
+# (table, seat, the link's generation) of one of our links, or None (refused).
+LinkVerifier = Callable[[str], "tuple[str, Viewer, int] | None"]
 
 DEFAULT_TTL = datetime.timedelta(hours=6)
 
@@ -96,8 +98,10 @@ def player_token(
     *,
     name: str = "",
     ttl: datetime.timedelta = DEFAULT_TTL,
+    generation: int = 0,
 ) -> str:
-    """A player's token: identity `seat-N`, attribute seat, may publish nothing until the
+    """A player's token: identity `seat-N` (`seat-N.G` once his link was re-issued G
+    times), attributes seat and the link's generation, may publish nothing until the
     engine grants his microphone."""
     grants = VideoGrants(
         room_join=True,
@@ -106,12 +110,23 @@ def player_token(
         can_subscribe=True,
         can_publish_data=True,
     )
-    attributes = {SEAT_ATTRIBUTE: str(seat)}
-    return _sign(creds, identity_for_seat(seat), name or f"{seat}", grants, ttl, attributes)
+    attributes = {SEAT_ATTRIBUTE: str(seat), GENERATION_ATTRIBUTE: str(generation)}
+    identity = player_identity(seat, generation)
+    return _sign(creds, identity, name or f"{seat}", grants, ttl, attributes)
 
 
-def host_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
-    """The live host's token: room admin, may publish every source, proved (proof.py)."""
+def player_identity(seat: int, generation: int = 0) -> str:
+    """A player's identity for his link's generation. A re-issued link's token gets one of
+    its own, so the old token's holder, who may rejoin with it until it expires, never
+    replaces the new one in the room (LiveKit lets one session per identity)."""
+    return identity_for_seat(seat) + (f".{generation}" if generation else "")
+
+
+def host_token(
+    creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL, generation: int = 0
+) -> str:
+    """The live host's token: room admin, may publish every source, proved (proof.py),
+    with the generation of the host link it was minted for."""
     grants = VideoGrants(
         room_join=True,
         room_admin=True,
@@ -120,7 +135,7 @@ def host_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAU
         can_subscribe=True,
         can_publish_data=True,
     )
-    attributes = host_attributes(creds.api_secret, room)
+    attributes = {**host_attributes(creds.api_secret, room), GENERATION_ATTRIBUTE: str(generation)}
     return _sign(creds, HOST_IDENTITY, "host", grants, ttl, attributes)
 
 
@@ -159,10 +174,14 @@ def new_spectator_identity() -> str:
     return f"watch-{secrets.token_hex(6)}"
 
 
-def token_for(creds: Credentials, room: str, seat: Viewer, identity: str = "") -> str:
+def token_for(
+    creds: Credentials, room: str, seat: Viewer, identity: str = "", generation: int = 0
+) -> str:
     if seat == "watch":
         return spectator_token(creds, room, identity or new_spectator_identity())
-    return host_token(creds, room) if seat == "host" else player_token(creds, room, seat)
+    if seat == "host":
+        return host_token(creds, room, generation=generation)
+    return player_token(creds, room, seat, generation=generation)
 
 
 def verify_club_token(verifier: TokenVerifier, token: str) -> tuple[str, Seat]:
@@ -239,15 +258,15 @@ def token_route(
         bound = seat_for_link_token(link)
         if bound is None:
             return _refuse(401, "unauthorized", "the seat link is not valid")
-        table, seat = bound
+        table, seat, generation = bound
         room = room_for_table(table)
         if room is None:
             return _refuse(404, "no_table", f"no LiveKit room for table {table!r}")
         if seat == "watch":
             identity = new_spectator_identity()
         else:
-            identity = HOST_IDENTITY if seat == "host" else identity_for_seat(seat)
-        token = token_for(creds, room, seat, identity)
+            identity = HOST_IDENTITY if seat == "host" else player_identity(seat, generation)
+        token = token_for(creds, room, seat, identity, generation)
         return JSONResponse(
             {"url": creds.url, "room": room, "identity": identity, "seat": seat, "token": token}
         )
