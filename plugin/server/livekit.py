@@ -75,6 +75,7 @@ class LiveKitTables:
         self._grace = grace
         self.overlays: dict[str, TableOverlay] = {}  # table id -> its overlay (RPC, data)
         self._reissues: dict[str, asyncio.Task[None]] = {}  # table id -> its pass
+        self._reissue_again: set[str] = set()  # re-issued while its pass ran
         self._server: Server | None = None  # set by routes(), before any table opens
         # Whether this server may touch a table's microphones now (its lease is fresh):
         # the registry's answer once routes() has the server.
@@ -141,9 +142,12 @@ class LiveKitTables:
     def reissued(self, table_id: str, viewer: object, code: str, message: str) -> None:
         """Hub.on_close_viewer: a link of `table_id` was re-issued; its room removes the
         sessions of older tokens of ours (LiveKitRoom.reissued)."""
+        if table_id in self._reissues:  # a pass is on its way: one more after it, which
+            self._reissue_again.add(table_id)  # sees every re-issue made by then
+            return
         hosted = self.hosted.get(table_id)
-        if hosted is None or table_id in self._reissues:  # one pass sees every re-issue
-            return  # made so far (the generations were written before the sockets closed)
+        if hosted is None:
+            return
         task = asyncio.get_running_loop().create_task(hosted.room.reissued())
         self._reissues[table_id] = task
         task.add_done_callback(lambda done: self._reissue_done(table_id, done))
@@ -152,6 +156,9 @@ class LiveKitTables:
         self._reissues.pop(table_id, None)
         if not task.cancelled() and task.exception() is not None:
             log.warning("livekit: removing re-issued sessions failed: %s", task.exception())
+        if table_id in self._reissue_again:
+            self._reissue_again.discard(table_id)
+            self.reissued(table_id, None, "", "")
 
     def events_for(self, room_name: str) -> BotRoom | None:
         """The webhook's lookup: the BotRoom of a LiveKit room name, if it is ours."""

@@ -243,3 +243,32 @@ async def test_a_reissued_seat_loses_its_livekit_session_and_its_seat(livekit_se
         await eventually(lambda: "seat-3.1" in room.participants, "the bot sees him join")
         assert (await new.hello())["seat"] == 3
         assert room.participants["seat-3"].stale  # the old token's second session
+
+        # The host link too: the old host token (a room admin's for 6 h) is nobody after
+        # its re-issue, and cannot push the new host out (another identity: host.1).
+        host_link = answer.json()["host"]["token"]
+        old_host_token = (await http.post(f"{base}/livekit/token", json={"link": host_link})).json()
+        old_host = OverlayClient(creds.url, old_host_token["token"])
+        await old_host.join()
+        stack.push_async_callback(old_host.leave)
+        await eventually(lambda: "host" in room.participants, "the bot sees the host")
+        assert (await old_host.hello())["seat"] == "host"
+        again = await http.post(f"{base}/api/tables/{TABLE}/reissue", json={"seat": "host"},
+                                headers=admin)  # fmt: skip
+        assert again.status_code == 200
+        await eventually(lambda: "host" not in room.participants, "the old host is removed")
+        new_host_link = again.json()["host"]["token"]
+        minted_host = await http.post(f"{base}/livekit/token", json={"link": new_host_link})
+        assert minted_host.json()["identity"] == "host.1"
+        new_host = OverlayClient(creds.url, minted_host.json()["token"])
+        await new_host.join()
+        stack.push_async_callback(new_host.leave)
+        await eventually(lambda: "host.1" in room.participants, "the bot sees the new host")
+        assert (await new_host.hello())["seat"] == "host"
+        back = OverlayClient(creds.url, old_host_token["token"])  # the old host joins again
+        await back.join()
+        stack.push_async_callback(back.leave)
+        await eventually(lambda: "host" in room.participants, "the bot sees him again")
+        assert (await back.hello())["seat"] is None
+        assert (await back.send("start"))["error"] == "spectator"
+        assert (await new_host.hello())["seat"] == "host"  # still in, still the host

@@ -19,6 +19,7 @@ from livekit.protocol.models import ParticipantInfo
 from plugin.rooms.livekit import bot as bot_module
 from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
+from plugin.rooms.livekit.proof import host_attributes
 from plugin.rooms.livekit.seats import seat_of
 from plugin.testing.livekit_contract import ContractServer
 from plugin.testing.livekit_server import API_KEY, API_SECRET
@@ -161,32 +162,49 @@ async def test_the_bots_backoff_is_for_duplicates_in_a_row(monkeypatch) -> None:
 
 async def test_a_reissued_links_old_token_sits_nowhere_and_is_removed(contract: ContractServer):
     """A re-issue closed every socket of the old link but not its LiveKit session: a token
-    we minted lasts 6 h, and its holder kept his seat's RPC and microphone. Our tokens carry
-    the link's generation; an older one than the seat's now sits nowhere, and a re-issue
-    removes its session from the room at once."""
+    we minted lasts 6 h, and its holder kept his seat's RPC and microphone. Our identities
+    name their link's generation (`seat-3`, `seat-3.1`, `host.1`, `watch.1-...`); an older
+    one than its link's now sits nowhere, and a re-issue removes it from the room at once.
+    Attributes prove nothing here: any room admin (an old host token is one until it
+    expires) can rewrite them, nobody can rewrite an identity."""
     generations: dict[int | str, int] = {}
-    contract.join(ROOM, "seat-3", attributes={"seat": "3", "autohost-gen": "0"})
-    contract.join(ROOM, "seat-4", attributes={"seat": "4", "autohost-gen": "0"})
-    contract.join(ROOM, "club-5", attributes={"seat": "5"})  # a club's own token: no generation
+    proof = host_attributes(API_SECRET, ROOM)  # the proof for identity "host"
+    contract.join(ROOM, "seat-3", attributes={"seat": "3"})
+    contract.join(ROOM, "seat-4", attributes={"seat": "4"})
+    contract.join(ROOM, "club-5", attributes={"seat": "5"})  # a club's own identity
+    contract.join(ROOM, "host", attributes=proof)
+    contract.join(ROOM, "watch-0123456789ab", mic=False)
     room = await _room(contract, generations=lambda: generations)
     try:
+        assert room.participants["host"].host
         await room.set_speakers(frozenset({3, 5}))
-        assert contract.publishing(ROOM) == {"seat-3", "club-5"}
-        generations[3] = 1  # seat 3's link is re-issued
+        assert contract.publishing(ROOM) == {"seat-3", "club-5", "host"}
+        generations.update({3: 1, "host": 1, "watch": 1})  # three links re-issued
         await room.reissued()
-        assert "seat-3" not in contract.rooms[ROOM]  # the old session is gone
+        assert set(contract.rooms[ROOM]) == {"seat-4", "club-5"}  # the old sessions gone
         assert contract.publishing(ROOM) == {"club-5"}
-        # The old token joins again (it has not expired): nobody's seat, silenced.
-        stale = contract.join(ROOM, "seat-3", attributes={"seat": "3", "autohost-gen": "0"})
+        # The old tokens join again (they have not expired): nobody, silenced.
+        stale = contract.join(ROOM, "seat-3", attributes={"seat": "3"})
         stale.sid = "PA_seat-3-again"  # a new session, as LiveKit gives a rejoin
         await room.participant_joined(stale)
-        fresh = contract.join(ROOM, "seat-3.1", attributes={"seat": "3", "autohost-gen": "1"})
+        old_host = contract.join(ROOM, "host", attributes=proof)
+        old_host.sid = "PA_host-again"
+        await room.participant_joined(old_host)
+        fresh = contract.join(ROOM, "seat-3.1", attributes={"seat": "3"})
         await room.participant_joined(fresh)
+        new_host = contract.join(
+            ROOM, "host.1", attributes=host_attributes(API_SECRET, ROOM, "host.1")
+        )
+        await room.participant_joined(new_host)
         async with asyncio.timeout(5):
-            while contract.publishing(ROOM) != {"seat-3.1", "club-5"}:
+            while contract.publishing(ROOM) != {"seat-3.1", "club-5", "host.1"}:
                 await asyncio.sleep(0.02)
         assert room.participants["seat-3"].seat is None and room.participants["seat-3"].stale
-        assert room.participants["seat-3.1"].seat == 3
+        assert not room.participants["host"].host  # the old host token proves nothing now
+        assert room.participants["host.1"].host and room.participants["seat-3.1"].seat == 3
         assert room.participants["seat-4"].seat == 4  # another seat's link is untouched
+        # An old host's proof copied onto the new identity proves nothing either.
+        forged = contract.join(ROOM, "host.2", attributes=proof)
+        assert not room.seen(forged).host
     finally:
         await room.stop()

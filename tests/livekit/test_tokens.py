@@ -28,10 +28,10 @@ VERIFIER = TokenVerifier(API_KEY, API_SECRET)
 def test_player_token_binds_the_seat_and_publishes_nothing_at_join():
     claims = VERIFIER.verify(player_token(CREDS, "table-1", 7))
     assert claims.identity == "seat-7"
-    assert claims.attributes == {"seat": "7", "autohost-gen": "0"}
+    assert claims.attributes == {"seat": "7"}
     again = VERIFIER.verify(player_token(CREDS, "table-1", 7, generation=2))  # re-issued
     assert again.identity == "seat-7.2"  # never replaces the old token's session
-    assert again.attributes == {"seat": "7", "autohost-gen": "2"}
+    assert again.attributes == {"seat": "7"}
     video = claims.video
     assert video.room == "table-1" and video.room_join
     assert video.can_publish is False and not video.can_publish_sources
@@ -43,10 +43,10 @@ def test_host_token_is_a_room_admin():
     claims = VERIFIER.verify(host_token(CREDS, "table-1"))
     assert claims.identity == "host"
     assert claims.video.room_admin and claims.video.room == "table-1"
-    assert claims.attributes == {
-        "autohost-host": host_proof(API_SECRET, "table-1"),
-        "autohost-gen": "0",
-    }
+    assert claims.attributes == {"autohost-host": host_proof(API_SECRET, "table-1")}
+    again = VERIFIER.verify(host_token(CREDS, "table-1", generation=3))  # re-issued
+    assert again.identity == "host.3"
+    assert again.attributes == {"autohost-host": host_proof(API_SECRET, "table-1", "host.3")}
     assert host_proof(API_SECRET, "table-2") != host_proof(API_SECRET, "table-1")
 
 
@@ -111,7 +111,7 @@ async def test_a_reissued_links_token_has_an_identity_of_its_own(client):
     answer = (await client.post("/livekit/token", json={"link": "again"})).json()
     claims = VERIFIER.verify(answer["token"])
     assert answer["identity"] == claims.identity == "seat-4.3"
-    assert claims.attributes == {"seat": "4", "autohost-gen": "3"}
+    assert claims.attributes == {"seat": "4"}
 
 
 async def test_token_route_mints_the_linked_seats_token(client):

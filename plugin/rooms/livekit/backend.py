@@ -48,7 +48,7 @@ from plugin.rooms.livekit.seats import (
     BOT_IDENTITY,
     MAX_SEAT,
     check_seat,
-    generation_of,
+    link_of,
     seat_of,
 )
 
@@ -106,7 +106,7 @@ class LiveKitRoom:
         room: str,
         *,
         policy: Policy | None = None,
-        host_proof: str | None = None,
+        host_proof: str | Callable[[str], str] | None = None,
         retry: Retry | None = None,
         reconcile_every: float = 5.0,
         grace: float = 10.0,
@@ -163,7 +163,7 @@ class LiveKitRoom:
             failover=False,
             timeout=aiohttp.ClientTimeout(total=retry.attempt_timeout),
         )
-        options.setdefault("host_proof", host_proof(api_secret, room))
+        options.setdefault("host_proof", lambda identity: host_proof(api_secret, room, identity))
         return cls(lkapi.room, room, on_stop=lkapi.aclose, **options)
 
     # RoomBackend -------------------------------------------------------------------
@@ -411,7 +411,7 @@ class LiveKitRoom:
         seat = None if host else seat_of(info.identity, fixed)
         if seat is not None and seat > self.seats:
             seat = None
-        stale = self._stale("host" if host else seat, fixed)
+        stale = self._stale(info.identity)
         return Seen(
             seat=None if stale else seat,
             grant=Grant.of(permission),
@@ -422,13 +422,16 @@ class LiveKitRoom:
             stale=stale,
         )
 
-    def _stale(self, seat: int | str | None, attributes: Mapping[str, str]) -> bool:
-        """Whether a token of ours was minted for a link of `seat` that was re-issued since
-        (its generation is older than the seat's now): he sits nowhere and is silenced."""
-        minted = generation_of(attributes)
-        if seat is None or minted is None:
+    def _stale(self, identity: str) -> bool:
+        """Whether this identity of ours was minted for a link re-issued since (its
+        generation is older than its link's now): he sits nowhere, is not the host, is
+        silenced, and the re-issue removes him. Read from the identity, which nobody can
+        change once joined; a club's own identities are the club's to re-issue."""
+        minted = link_of(identity)
+        if minted is None:
             return False
-        return minted < self.generations().get(seat, 0)
+        link, generation = minted
+        return generation < self.generations().get(link, 0)
 
     async def reissued(self) -> None:
         """A link of this table was re-issued: every session of an older token of ours is

@@ -16,11 +16,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from livekit.protocol.models import ParticipantPermission
 
-from plugin.rooms.livekit.seats import HOST_IDENTITY
+from plugin.rooms.livekit.seats import HOST_IDENTITY, is_host_identity
 
 HOST_PROOF_ATTRIBUTE = "autohost-host"
 
@@ -32,21 +32,27 @@ def host_proof(api_secret: str, room: str, identity: str = HOST_IDENTITY) -> str
     return base64.urlsafe_b64encode(digest[:18]).decode()
 
 
-def host_attributes(api_secret: str, room: str) -> dict[str, str]:
-    """The attributes a host token for `room` carries (for a club's own token service)."""
-    return {HOST_PROOF_ATTRIBUTE: host_proof(api_secret, room)}
+def host_attributes(api_secret: str, room: str, identity: str = HOST_IDENTITY) -> dict[str, str]:
+    """The attributes a host token for `room` carries (for a club's own token service).
+    The proof is bound to the identity, and a re-issued host link's tokens have their own
+    (`host.G`): an old host token proves nothing for the new one."""
+    return {HOST_PROOF_ATTRIBUTE: host_proof(api_secret, room, identity)}
 
 
 def is_proved_host(
-    expected: str | None,
+    expected: str | Callable[[str], str] | None,
     identity: str,
     attributes: Mapping[str, str],
     permission: ParticipantPermission | None,
 ) -> bool:
     """Whether this participant is the live host: identity, proof and a token that cannot
-    rewrite its own attributes."""
-    if expected is None or identity != HOST_IDENTITY:
+    rewrite its own attributes. `expected`: the proof for `host`, or the proof of any host
+    identity (`host`, `host.G`)."""
+    if expected is None or not is_host_identity(identity):
         return False
     if permission is None or permission.can_update_metadata:
         return False
-    return hmac.compare_digest(attributes.get(HOST_PROOF_ATTRIBUTE, ""), expected)
+    proof = expected(identity) if callable(expected) else expected
+    if not callable(expected) and identity != HOST_IDENTITY:
+        return False
+    return hmac.compare_digest(attributes.get(HOST_PROOF_ATTRIBUTE, ""), proof)

@@ -12,16 +12,13 @@ from collections.abc import Mapping
 HOST_IDENTITY = "host"  # the live host: always may publish
 BOT_IDENTITY = "autohost-bot"  # our bot's voice: always may publish
 SEAT_ATTRIBUTE = "seat"
-# The generation of the link a token of ours was minted for (plugin/signing.py's link
-# generations): a token minted before the seat's link was re-issued sits nowhere.
-GENERATION_ATTRIBUTE = "autohost-gen"
 MAX_SEAT = 99
 
 # One spelling of a seat number, in the identity and in the attribute: ASCII digits, no
 # leading zero ("03", "３", "٣", "²" are no seat: str.isdigit and int take any Unicode
 # digit, and "²" passed isdigit and then broke int()).
 _SEAT_NUMBER = re.compile(r"[1-9][0-9]?")
-_SEAT_IDENTITY = re.compile(r"seat-([1-9][0-9]?)")
+_SEAT_IDENTITY = re.compile(r"seat-([1-9][0-9]?)(?:\.[1-9][0-9]{0,8})?")  # seat-3, seat-3.1
 
 
 def identity_for_seat(seat: int) -> str:
@@ -48,10 +45,33 @@ def seat_of(identity: str, attributes: Mapping[str, str] | None = None) -> int |
     return seat if 1 <= seat <= MAX_SEAT else None
 
 
-def generation_of(attributes: Mapping[str, str] | None) -> int | None:
-    """The link generation a token of ours carries; None for a token that carries none
-    (a club's own: its re-issues are the club's to make)."""
-    text = (attributes or {}).get(GENERATION_ATTRIBUTE)
-    if text is None:
+# Our identities name the link they were minted for and its generation: `seat-3`, `host`,
+# `watch-<hex>` for a link never re-issued, `seat-3.2`, `host.2`, `watch.2-<hex>` after.
+# An identity cannot be changed once joined (attributes can, by any room admin: an old
+# host's token stays one until it expires), so the generation is read from it.
+_LINK_IDENTITY = re.compile(
+    r"(?:seat-(?P<seat>[1-9][0-9]?)|(?P<host>host)|(?P<watch>watch))"
+    r"(?:\.(?P<generation>[1-9][0-9]{0,8}))?(?(watch)-[0-9a-f]{12}|)"
+)
+
+
+def link_of(identity: str) -> tuple[int | str, int] | None:
+    """(seat, "host" or "watch"; the link's generation) an identity of ours was minted
+    for, or None for any other identity (a club's own: its re-issues are the club's)."""
+    match = _LINK_IDENTITY.fullmatch(identity)
+    if match is None:
         return None
-    return int(text) if re.fullmatch(r"0|[1-9][0-9]{0,8}", text) else -1  # garbled: stale
+    generation = int(match["generation"] or 0)
+    if match["seat"]:
+        return int(match["seat"]), generation
+    return ("host" if match["host"] else "watch"), generation
+
+
+def host_identity(generation: int = 0) -> str:
+    """The live host's identity for the host link's generation (`host`, then `host.G`)."""
+    return HOST_IDENTITY + (f".{generation}" if generation else "")
+
+
+def is_host_identity(identity: str) -> bool:
+    found = link_of(identity)
+    return found is not None and found[0] == "host"

@@ -26,10 +26,10 @@ from plugin.bodies import BadBody, decode_json, read_body
 from plugin.rooms.livekit.proof import host_attributes
 from plugin.rooms.livekit.seats import (
     BOT_IDENTITY,
-    GENERATION_ATTRIBUTE,
-    HOST_IDENTITY,
     SEAT_ATTRIBUTE,
+    host_identity,
     identity_for_seat,
+    is_host_identity,
     seat_of,
 )
 
@@ -101,8 +101,7 @@ def player_token(
     generation: int = 0,
 ) -> str:
     """A player's token: identity `seat-N` (`seat-N.G` once his link was re-issued G
-    times), attributes seat and the link's generation, may publish nothing until the
-    engine grants his microphone."""
+    times), attribute seat, may publish nothing until the engine grants his microphone."""
     grants = VideoGrants(
         room_join=True,
         room=room,
@@ -110,7 +109,7 @@ def player_token(
         can_subscribe=True,
         can_publish_data=True,
     )
-    attributes = {SEAT_ATTRIBUTE: str(seat), GENERATION_ATTRIBUTE: str(generation)}
+    attributes = {SEAT_ATTRIBUTE: str(seat)}
     identity = player_identity(seat, generation)
     return _sign(creds, identity, name or f"{seat}", grants, ttl, attributes)
 
@@ -125,8 +124,8 @@ def player_identity(seat: int, generation: int = 0) -> str:
 def host_token(
     creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL, generation: int = 0
 ) -> str:
-    """The live host's token: room admin, may publish every source, proved (proof.py),
-    with the generation of the host link it was minted for."""
+    """The live host's token: room admin, may publish every source, proved (proof.py);
+    identity `host`, or `host.G` for the host link's generation G (its own proof)."""
     grants = VideoGrants(
         room_join=True,
         room_admin=True,
@@ -135,8 +134,9 @@ def host_token(
         can_subscribe=True,
         can_publish_data=True,
     )
-    attributes = {**host_attributes(creds.api_secret, room), GENERATION_ATTRIBUTE: str(generation)}
-    return _sign(creds, HOST_IDENTITY, "host", grants, ttl, attributes)
+    identity = host_identity(generation)
+    attributes = host_attributes(creds.api_secret, room, identity)
+    return _sign(creds, identity, "host", grants, ttl, attributes)
 
 
 def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
@@ -169,9 +169,10 @@ def spectator_token(
     return _sign(creds, identity, "", grants, ttl)
 
 
-def new_spectator_identity() -> str:
-    """A fresh identity for one spectator: `watch-<random>` (no seat, never the bot's)."""
-    return f"watch-{secrets.token_hex(6)}"
+def new_spectator_identity(generation: int = 0) -> str:
+    """A fresh identity for one spectator: `watch-<random>` (no seat, never the bot's),
+    `watch.G-<random>` for the watch link's generation G."""
+    return f"watch{f'.{generation}' if generation else ''}-{secrets.token_hex(6)}"
 
 
 def token_for(
@@ -197,7 +198,7 @@ def verify_club_token(verifier: TokenVerifier, token: str) -> tuple[str, Seat]:
     video = claims.video
     if video is None or not video.room:
         raise InvalidToken("LiveKit token names no room")
-    if claims.identity == HOST_IDENTITY:
+    if is_host_identity(claims.identity):
         if not video.room_admin:
             raise InvalidToken("a host token must be a room admin's")
         return video.room, "host"
@@ -263,9 +264,11 @@ def token_route(
         if room is None:
             return _refuse(404, "no_table", f"no LiveKit room for table {table!r}")
         if seat == "watch":
-            identity = new_spectator_identity()
+            identity = new_spectator_identity(generation)
+        elif seat == "host":
+            identity = host_identity(generation)
         else:
-            identity = HOST_IDENTITY if seat == "host" else player_identity(seat, generation)
+            identity = player_identity(seat, generation)
         token = token_for(creds, room, seat, identity, generation)
         return JSONResponse(
             {"url": creds.url, "room": room, "identity": identity, "seat": seat, "token": token}
