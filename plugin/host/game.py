@@ -13,7 +13,7 @@ from plugin.rules import effects as fx
 from plugin.rules import new_game as engine_new_game
 from plugin.rules.events import EVENT_TYPES, from_record
 
-from .settings import SettingsError, TableSettings
+from .settings import SettingsError, TableSettings, check_shown_text
 
 
 def new_game(settings: TableSettings) -> GameState:
@@ -29,7 +29,9 @@ def new_game(settings: TableSettings) -> GameState:
 
 
 def check_settings(settings: TableSettings) -> None:
-    """Refuse settings the engine would refuse (unknown preset, bad rule override, roles)."""
+    """Refuse a new table's settings the engine would refuse (unknown preset, bad rule
+    override, roles) or that would garble where they are shown (names)."""
+    check_shown_text(settings)
     try:
         new_game(settings)
     except RuleError as error:

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import ipaddress
+import logging
+import resource
 import signal
 import socket
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +23,7 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+logger = logging.getLogger(__name__)
 # A shutdown waits this long for open connections (a client that never reads must not hold
 # the server forever), then closes them.
 SHUTDOWN_SECONDS = 10.0
@@ -28,10 +34,12 @@ WS_MAX_BYTES = 64 * 1024
 # What one client may make the server hold unsent (its pongs, its states) before it is cut
 # off: a client that sends pings and never reads fills this, not the server's memory.
 WS_WRITE_BUFFER_BYTES = 1024 * 1024
-# How long a client has to send a whole request (head and body) once its connection is
-# open or its previous response is done: a connection that sends nothing, or its headers
-# a byte at a time, is closed then instead of holding a file descriptor for good.
-REQUEST_SECONDS = 10.0
+# How long a client has to send a whole request (head and body): from its connection's
+# opening, or from the first byte of a request on a kept-alive one (an idle kept-alive
+# connection is uvicorn's to close, after 5 s). A connection that sends nothing, or its
+# headers a byte at a time, is closed then instead of holding a descriptor for good; an
+# honest page's largest body (a 6 KiB offer) takes a fraction of it even on a slow link.
+REQUEST_SECONDS = 20.0
 # Open connections (HTTP and WebSocket) from one address. A club room of 12 players behind
 # one router needs about 12 x 9 (a browser's 6 for HTTP, its sockets): 256 leaves room;
 # one address holding thousands of idle connections used up the server's descriptors.
@@ -41,19 +49,34 @@ CONNECTIONS_PER_ADDRESS = 256
 
 class AddressLimits:
     """The open connections of each client address, for one listening server; shared by
-    its HTTP and WebSocket protocols (a connection upgraded to a WebSocket still counts)."""
+    its HTTP and WebSocket protocols (a connection upgraded to a WebSocket still counts).
+    `trusted`: the reverse proxies, as `[proxy] trusted` has them (addresses, networks,
+    "*"), never capped; an IPv4 client on a dual-stack socket (::ffff:a.b.c.d) is a.b.c.d."""
 
     def __init__(self, trusted: Sequence[str]) -> None:
-        self.trusted = frozenset(trusted)
+        self.trust_all = "*" in trusted
+        self.trusted_networks = []
+        for entry in trusted:
+            with contextlib.suppress(ValueError):
+                self.trusted_networks.append(ipaddress.ip_network(entry.strip(), strict=False))
         self.open: dict[str, int] = {}
         self.refused = 0  # connections closed at once for their address's count
+
+    def _trusted(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+        return self.trust_all or any(address in network for network in self.trusted_networks)
 
     def enter(self, transport: asyncio.BaseTransport) -> str | None:
         """Count a new connection; None when its address already has its fill (closed)."""
         peer = transport.get_extra_info("peername")
-        address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
-        if not address or address in self.trusted:
+        try:
+            ip = ipaddress.ip_address(peer[0]) if isinstance(peer, tuple) and peer else None
+        except ValueError:
+            ip = None
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if ip is None or self._trusted(ip):
             return ""
+        address = str(ip)
         if self.open.get(address, 0) >= CONNECTIONS_PER_ADDRESS:
             self.refused += 1
             return None
@@ -87,6 +110,7 @@ class BoundedHttpProtocol(H11Protocol):
     _address: str | None = ""
     _deadline: asyncio.TimerHandle | None = None
     _upgraded = False
+    _between_requests = False  # a response is done and the next request has not begun
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -97,6 +121,9 @@ class BoundedHttpProtocol(H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
+        if self._between_requests and data:  # a new request begins: its own full time
+            self._between_requests = False
+            self._arm()
         super().data_received(data)
         if self._upgraded or self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
             self._disarm()  # the request is in (the app answers it in its own time)
@@ -104,6 +131,7 @@ class BoundedHttpProtocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if not self.transport.is_closing():
+            self._between_requests = True
             self._arm()  # the next request on this connection, in its turn
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:
@@ -263,6 +291,10 @@ async def listening(
     )
     config.address_limits = AddressLimits(trusted_proxies)  # type: ignore[attr-defined]
     server = uvicorn.Server(config)
+    loop = asyncio.get_running_loop()
+    quiet = _QuietDescriptorErrors(loop)
+    if tls is not None:  # the handshake is the first thing a client owes: 10 s, not 60
+        _bound_tls_handshakes(loop)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="uvicorn")
     try:
         while not server.started:
@@ -270,12 +302,71 @@ async def listening(
                 task.result()  # raises the startup error
                 raise RuntimeError("the server stopped while starting")
             await asyncio.sleep(0.01)
+        vars(loop).pop("create_server", None)  # loop.create_server is the loop's own again
         port = int(sock.getsockname()[1])
         yield Listening(host, port, server, scheme="https" if tls else "http")
     finally:
         server.should_exit = True
         await task
+        vars(loop).pop("create_server", None)
+        quiet.restore()
         sock.close()
+
+
+def _bound_tls_handshakes(loop: asyncio.AbstractEventLoop) -> None:
+    """uvicorn makes its server with asyncio's default TLS handshake timeout, 60 s, and a
+    connection is ours (counted, timed) only once its handshake is done: bare connections
+    that never start one held descriptors for a minute each (the outside check ran the
+    server out of them). Only uvicorn's startup calls this wrapper; it is removed after."""
+    create_server = loop.create_server
+
+    async def bounded(*args: Any, **kwargs: Any) -> asyncio.Server:
+        if kwargs.get("ssl") is not None:
+            kwargs.setdefault("ssl_handshake_timeout", REQUEST_SECONDS)
+        return await create_server(*args, **kwargs)
+
+    loop.create_server = bounded  # type: ignore[method-assign]
+
+
+class _QuietDescriptorErrors:
+    """Out of file descriptors, asyncio's accept loop logs a traceback for every refused
+    accept: 169,076 lines in a minute under an attack. One line every 10 s says it, with
+    the count; every other error goes to the handler there was. The soft limit on open
+    files is raised to the hard one, so there is room before it comes to that."""
+
+    EVERY = 10.0
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.previous = loop.get_exception_handler()
+        self.suppressed = 0
+        self.said_at = float("-inf")
+        loop.set_exception_handler(self.handle)
+        with contextlib.suppress(ValueError, OSError):
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            if soft < hard:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+    def handle(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if isinstance(error, OSError) and error.errno in (errno.EMFILE, errno.ENFILE):
+            self.suppressed += 1
+            now = time.monotonic()
+            if now - self.said_at >= self.EVERY:
+                self.said_at = now
+                logger.error(
+                    "out of file descriptors: %d connections refused (%s)",
+                    self.suppressed,
+                    error.strerror,
+                )
+            return
+        if self.previous is not None:
+            self.previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    def restore(self) -> None:
+        self.loop.set_exception_handler(self.previous)
 
 
 def listening_socket(host: str) -> socket.socket:

@@ -42,9 +42,12 @@ CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY, CLOSE_ELSEWHERE = 4401, 4404
 CLOSE_ENDED = 4410
 LOBBY_CONNECTS_PER_SECOND, LOBBY_CONNECT_BURST = 1.0, 10  # per address and table
 LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST = 5.0, 10  # per connection
-# What the players of one table may write to its log, all connections together: every
-# join and leave is a record, and 8 sockets of one invite link wrote 780 in 10 s (the
-# outside check). A whole club arriving at once fits the burst; the host is not limited.
+# What the players of one table may write to its log: every join and leave is a record,
+# and 8 sockets of one invite link wrote 780 in 10 s (the outside check). Each device has
+# a budget of its own (a name typed again, a leave and a join back: a few), and the table
+# one for all of them (a whole club arriving at once fits its burst). Only what is written
+# is charged: a refused message writes nothing. The host is not limited.
+LOBBY_DEVICE_RECORDS_PER_SECOND, LOBBY_DEVICE_RECORD_BURST = 0.2, 10
 LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST = 2.0, 60
 MAX_SOCKETS = 120  # players' open lobby sockets per table: the waiting, the seated, tabs
 
@@ -123,6 +126,11 @@ class Lobbies:
     )
     records: RateLimit = field(  # by table: the players' lobby records
         default_factory=lambda: RateLimit(LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST)
+    )
+    device_records: RateLimit = field(  # by (table, device)
+        default_factory=lambda: RateLimit(
+            LOBBY_DEVICE_RECORDS_PER_SECOND, LOBBY_DEVICE_RECORD_BURST
+        )
     )
 
     def room(self, table: Table) -> LobbyRoom:
@@ -294,13 +302,13 @@ async def _handle(server: Server, room: LobbyRoom, me: _Client, raw: str | bytes
             raise LobbyError("not_host", "only the host seats players and approves devices")
         if not isinstance(message, _HOST_ONLY) and me.device is None:
             raise LobbyError("not_player", "the host's console does not join the lobby")
-        if me.device is not None and not server.lobbies.records.allow(room.table.id):
-            raise LobbyError("lobby_busy", "the lobby of this table is busy: try again soon")
         async with room.lock:  # checked and committed one at a time
             if me.ended:  # re-issued while this message waited: its token counts no more
                 raise LobbyError("token_reissued", "this link was replaced")
             in_use = _in_use(server, room)
             records = _records(room.lobby, message, me.device, in_use)
+            if me.device is not None and records:
+                _charge(server.lobbies, room.table.id, me.device)
             refused = set()
             if isinstance(message, _Refuse):  # that device is told, once
                 refused = {room.lobby.requests[r["request"]].device for r in records}
@@ -315,6 +323,15 @@ async def _handle(server: Server, room: LobbyRoom, me: _Client, raw: str | bytes
         me.connection.push_reply(_error(refusal.code, refusal.message, message_id))
     except LogUnavailable as failure:
         me.connection.push_reply(_error("log_unavailable", str(failure), message_id))
+
+
+def _charge(lobbies: Lobbies, table_id: str, device: str) -> None:
+    """Take a player's record from his device's budget and the table's (LobbyError when
+    either is spent: nothing is written)."""
+    if not lobbies.device_records.allow((table_id, device)):
+        raise LobbyError("lobby_busy", "you changed your place too often: wait a little")
+    if not lobbies.records.allow(table_id):
+        raise LobbyError("lobby_busy", "the lobby of this table is busy: try again soon")
 
 
 def _in_use(server: Server, room: LobbyRoom) -> frozenset[int]:

@@ -164,3 +164,79 @@ async def test_what_a_client_can_send_at_will_logs_no_traceback(caplog: pytest.L
         await asyncio.sleep(0.3)
     failures = [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL") or r.exc_info]
     assert failures == [], [r.getMessage() for r in failures]
+
+
+def test_the_trusted_proxies_are_matched_as_the_configuration_writes_them() -> None:
+    """The cap compared the peer's address as text with `[proxy] trusted`: "*" and a CIDR
+    range (both documented) matched nothing, so the proxy itself got the cap (256 for the
+    whole server), and so did 127.0.0.1 seen as ::ffff:127.0.0.1 on a dual-stack socket."""
+
+    class Peer:
+        def __init__(self, address: str) -> None:
+            self.address = address
+
+        def get_extra_info(self, name: str) -> tuple[str, int]:
+            return (self.address, 5000)
+
+    for trusted, proxy in ((["*"], "10.1.2.3"), (["127.0.0.0/8"], "127.9.9.9"),
+                           (["127.0.0.1"], "::ffff:127.0.0.1"), (["::1"], "::1")):  # fmt: skip
+        limits = http.AddressLimits(trusted)
+        assert limits.enter(Peer(proxy)) == "", (trusted, proxy)  # type: ignore[arg-type]
+    limits = http.AddressLimits(["127.0.0.1"])
+    assert limits.enter(Peer("::ffff:192.0.2.7")) == "192.0.2.7"  # type: ignore[arg-type]
+    assert limits.enter(Peer("192.0.2.7")) == "192.0.2.7"  # type: ignore[arg-type]
+    assert limits.open == {"192.0.2.7": 2}  # one client, however his address is written
+
+
+async def test_a_tls_handshake_must_come_in_time(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Served with TLS, a connection is the server's only once its handshake is done, and
+    asyncio waited 60 s for one: bare connections held descriptors that long each."""
+    from plugin.testing.certs import self_signed
+
+    monkeypatch.setattr(http, "REQUEST_SECONDS", 0.5)
+    cert, key = self_signed(tmp_path, "localhost")
+    async with listening(_app, lifespan="off", tls=(cert, key)) as where:
+        reader, writer = await asyncio.open_connection("127.0.0.1", where.port)
+        assert await _closed_within(reader, 5) < 3  # no handshake: closed
+        writer.close()
+
+
+def test_running_out_of_descriptors_is_said_once_not_per_accept(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """asyncio's accept loop logged a traceback for every accept refused for want of file
+    descriptors: 169,076 lines in a minute under the outside check's attack."""
+    import errno as errnos
+
+    loop = asyncio.new_event_loop()
+    try:
+        quiet = http._QuietDescriptorErrors(loop)
+        error = OSError(errnos.EMFILE, "Too many open files")
+        with caplog.at_level("ERROR"):
+            for _ in range(1000):
+                loop.call_exception_handler({"message": "accept failed", "exception": error})
+        lines = [r for r in caplog.records if "file descriptors" in r.getMessage()]
+        assert len(lines) == 1 and quiet.suppressed == 1000
+        assert not any(r.exc_info for r in caplog.records)
+        quiet.restore()
+    finally:
+        loop.close()
+
+
+async def test_a_request_on_a_kept_alive_connection_gets_its_full_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The deadline ran from the previous response, so a request begun after some idle time
+    got what was left of it (the outside check cut a 6 s upload after 4.5 s idle)."""
+    monkeypatch.setattr(http, "REQUEST_SECONDS", 1.0)
+    async with listening(_app, lifespan="off") as where:
+        reader, writer = await asyncio.open_connection("127.0.0.1", where.port)
+        assert (await _get(where.port, (reader, writer))).startswith(b"HTTP/1.1 200")
+        await asyncio.sleep(0.7)  # idle, kept alive
+        writer.write(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\nhello")
+        await asyncio.sleep(0.7)  # 1.4 s after the response, 0.7 s into this request
+        writer.write(b"world")
+        async with asyncio.timeout(5):
+            assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+        writer.close()
+        await writer.wait_closed()

@@ -8,6 +8,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from plugin.host.log import EventLog
 from plugin.signing import Signer
 from plugin.testing import Client, TestClient, next_id
 from plugin.web.app import ServerConfig, create_app
@@ -89,13 +90,31 @@ def test_bad_settings_are_refused_and_create_nothing(app_client: TestClient) -> 
         ({"seats": 7, "names": ["A", "B", "C\u0000", "D", "E", "F", "G"]}, "bad_names"),
         ({"seats": 7, "names": ["A", "B", "C", "\u202eD", "E", "F", "G"]}, "bad_names"),
         ({"club": "Club\u001b[2J"}, "bad_settings"),
-        ({"host_name": "Judge\u2028"}, "bad_settings"),
+        ({"host_name": "Ju\u2028dge"}, "bad_settings"),
     ]:
         answer = app_client.post("/api/tables", json=body, headers=admin)
         assert answer.status_code == 400, body
         assert answer.json()["error"] == code, (body, answer.json())
     assert app_client.post("/api/tables", content=b"{", headers=admin).json()["error"] == "bad_json"
     assert app_client.get("/api/tables", headers=admin).json() == []
+
+
+def test_names_keep_their_joiners_and_old_tables_still_open(tmp_path: Path) -> None:
+    """The joiners are format characters but belong in names (ZWJ inside 👩‍💻 and ❤️‍🔥,
+    ZWNJ in Persian); and a table an older version logged with a control character in a
+    name must still open after the upgrade (the check is for new tables only)."""
+    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET)
+    admin = {"Authorization": f"Bearer {ADMIN}"}
+    names = ["👩\u200d💻", "Club ❤️\u200d🔥", "می\u200cخواهم", "D", "E", "F", "G"]
+    with TestClient(create_app(config)) as client:
+        made = client.post("/api/tables", json={"seats": 7, "names": names}, headers=admin)
+        assert made.status_code == 201, made.text
+    log = EventLog(tmp_path / "autohost.db")
+    log.create_table("oldtable", {"seats": 10, "club": "Old\u0007club"})  # as before
+    log.close()
+    with TestClient(create_app(config)) as client:
+        listed = {t["id"]: t for t in client.get("/api/tables", headers=admin).json()}
+        assert "oldtable" in listed and "broken" not in listed["oldtable"], listed
 
 
 def test_created_table_gives_links_with_tokens(app_client: TestClient) -> None:
