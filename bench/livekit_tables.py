@@ -48,6 +48,7 @@ from plugin.host.settings import TableSettings  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials, player_token  # noqa: E402
 from plugin.server import LiveKitOptions, ServerOptions, build, listening  # noqa: E402
 from plugin.server.livekit import LiveKitTables  # noqa: E402
+from plugin.testing.cpu import cpu_window  # noqa: E402
 from plugin.testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
 
 SEATS = 7
@@ -72,27 +73,10 @@ def timed(room, samples: list[float], recording: list[bool], waited: list[float]
     return wrapper
 
 
-def thread_ticks() -> dict[str, int]:
-    """CPU ticks of this process's threads, by thread name (Python's main loop vs the
-    LiveKit SDK's Rust threads)."""
-    ticks: dict[str, int] = {}
-    for task in Path("/proc/self/task").iterdir():
-        with contextlib.suppress(OSError):
-            name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-            ticks[name] = ticks.get(name, 0) + int(fields[11]) + int(fields[12])
-    return ticks
-
-
 async def window(seconds: float, what: str) -> tuple[float, float]:
-    cpu, wall, before = time.process_time(), time.perf_counter(), thread_ticks()
-    await asyncio.sleep(seconds)
-    cpu, wall, after = time.process_time() - cpu, time.perf_counter() - wall, thread_ticks()
-    hz = os.sysconf("SC_CLK_TCK")
-    busiest = sorted(((after[n] - before.get(n, 0), n) for n in after), reverse=True)[:4]
-    shares = ", ".join(f"{name} {t / hz / wall * 100:.1f} %" for t, name in busiest)
-    print(f"{what}: {cpu / wall * 100:.1f} % of a core; busiest threads: {shares}")
-    return cpu, wall
+    measured = await cpu_window(seconds)
+    print(f"{what}: {measured.percent:.1f} % of a core; busiest threads: {measured.busiest}")
+    return measured.cpu, measured.wall
 
 
 async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | None]:

@@ -20,13 +20,10 @@ from __future__ import annotations
 import argparse
 import array
 import asyncio
-import contextlib
 import json
 import math
-import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,32 +32,18 @@ sys.path.insert(0, str(ROOT))
 from livekit import rtc  # noqa: E402
 
 from plugin.rooms.livekit.tokens import Credentials, bot_token  # noqa: E402
+from plugin.testing.cpu import cpu_window  # noqa: E402
 from plugin.testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
 
 RATE = 48_000
 TONE = array.array("h", (int(8000 * math.sin(2 * math.pi * 440 * i / RATE)) for i in range(4800)))
 
 
-def thread_ticks() -> dict[str, int]:
-    ticks: dict[str, int] = {}
-    for task in Path("/proc/self/task").iterdir():
-        with contextlib.suppress(OSError):
-            name = (task / "comm").read_text().strip()
-            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-            ticks[name] = ticks.get(name, 0) + int(fields[11]) + int(fields[12])
-    return ticks
-
-
 async def measure(label: str, rooms: int, seconds: float) -> float:
     await asyncio.sleep(3)  # settle: a join's or a publish's own work is not the state's
-    cpu, wall, before = time.process_time(), time.perf_counter(), thread_ticks()
-    await asyncio.sleep(seconds)
-    cpu, wall, after = time.process_time() - cpu, time.perf_counter() - wall, thread_ticks()
-    hz = os.sysconf("SC_CLK_TCK")
-    busiest = sorted(((after[n] - before.get(n, 0), n) for n in after), reverse=True)[:4]
-    threads = ", ".join(f"{name} {t / hz / wall * 100:.1f}" for t, name in busiest)
-    per_room = cpu / wall * 100 / rooms
-    print(f"{label}: {per_room:.2f} % of a core per room; busiest threads (%): {threads}")
+    measured = await cpu_window(seconds)
+    per_room = measured.percent / rooms
+    print(f"{label}: {per_room:.2f} % of a core per room; busiest threads: {measured.busiest}")
     return round(per_room, 2)
 
 
