@@ -37,9 +37,10 @@ STATE = {"type": "state", "v": 1, "phase": "day_speech", "speakers": [2], "clock
 
 
 def link_for(link: str):
-    """The test's stand-in for our signed seat links: "seat-N" admits seat N of table t1."""
+    """The test's stand-in for our signed seat links: "seat-N" admits seat N of table t1
+    (a link never re-issued: generation 0)."""
     if link.startswith("seat-") and link[5:].isdigit():
-        return ("t1", int(link[5:]))
+        return ("t1", int(link[5:]), 0)
     return None
 
 

@@ -78,8 +78,8 @@ def fake_server(creds: Credentials, hellos: list[dict[str, str]], state: dict) -
             return HTMLResponse("<html><body>sheet of t1</body></html>")
         return JSONResponse({"table": "t1"})
 
-    def link_for(link: str) -> tuple[str, int] | None:
-        return ("t1", 1) if link.startswith("seat-1") else None
+    def link_for(link: str) -> tuple[str, int, int] | None:
+        return ("t1", 1, 0) if link.startswith("seat-1") else None  # seat 1, generation 0
 
     routes = [
         WebSocketRoute("/ws", ws),
