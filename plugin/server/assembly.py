@@ -195,6 +195,7 @@ async def _serve(options: ServerOptions, name: str, session: Session | None) -> 
         port=options.port,
         tls=tls,
         trusted_proxies=options.trusted_proxies,
+        connections_per_address=options.connections_per_address,
     ) as where:
         if options.base_url is None:  # links carry the port actually picked
             hosting.server.config = replace(hosting.server.config, base_url=where.url)

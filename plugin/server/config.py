@@ -141,6 +141,14 @@ SETTINGS: tuple[Setting, ...] = (
         True,
     ),
     Setting(
+        "proxy.connections_per_address",
+        _typed(int),
+        256,
+        "connections one client address may hold at once, HTTP and WebSocket together "
+        "(0: no cap); the players and spectators behind one router share it",
+        int,
+    ),
+    Setting(
         "peers",
         _string_list,
         (),
@@ -331,6 +339,7 @@ def options_from(values: Mapping[str, Any]) -> ServerOptions:
             tls_cert=values["tls.cert"],
             tls_key=values["tls.key"],
             trusted_proxies=tuple(values["proxy.trusted"]),
+            connections_per_address=values["proxy.connections_per_address"],
             peers=tuple(peer.rstrip("/") for peer in values["peers"]),
             ice=ice,
             udp_ports=values["rtc.udp_ports"],

@@ -53,7 +53,8 @@ class AddressLimits:
     `trusted`: the reverse proxies, as `[proxy] trusted` has them (addresses, networks,
     "*"), never capped; an IPv4 client on a dual-stack socket (::ffff:a.b.c.d) is a.b.c.d."""
 
-    def __init__(self, trusted: Sequence[str]) -> None:
+    def __init__(self, trusted: Sequence[str], cap: int | None = None) -> None:
+        self.cap = CONNECTIONS_PER_ADDRESS if cap is None else cap  # 0: none
         self.trust_all = "*" in trusted
         self.trusted_networks = []
         for entry in trusted:
@@ -74,10 +75,10 @@ class AddressLimits:
             ip = None
         if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
             ip = ip.ipv4_mapped
-        if ip is None or self._trusted(ip):
+        if ip is None or self.cap <= 0 or self._trusted(ip):
             return ""
         address = str(ip)
-        if self.open.get(address, 0) >= CONNECTIONS_PER_ADDRESS:
+        if self.open.get(address, 0) >= self.cap:
             self.refused += 1
             return None
         self.open[address] = self.open.get(address, 0) + 1
@@ -250,6 +251,7 @@ async def listening(
     lifespan: Literal["auto", "on", "off"] = "on",
     tls: tuple[Path, Path] | None = None,
     trusted_proxies: Sequence[str] = (),
+    connections_per_address: int | None = None,
 ) -> AsyncIterator[Listening]:
     """Serve `app` with uvicorn in this event loop while the block runs (port 0: a free one).
 
@@ -289,7 +291,8 @@ async def listening(
         proxy_headers=bool(trusted_proxies),
         forwarded_allow_ips=list(trusted_proxies) or None,
     )
-    config.address_limits = AddressLimits(trusted_proxies)  # type: ignore[attr-defined]
+    cap = CONNECTIONS_PER_ADDRESS if connections_per_address is None else connections_per_address
+    config.address_limits = AddressLimits(trusted_proxies, cap)  # type: ignore[attr-defined]
     server = uvicorn.Server(config)
     loop = asyncio.get_running_loop()
     quiet = _QuietDescriptorErrors(loop)

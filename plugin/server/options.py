@@ -51,6 +51,8 @@ class ServerOptions:
     # Behind a reverse proxy: the proxies' addresses whose X-Forwarded-For/-Proto are
     # believed (uvicorn's forwarded_allow_ips; "*" for any). Empty: no forwarded headers.
     trusted_proxies: tuple[str, ...] = ()
+    # Open connections one client address may hold (plugin/server/http.py; 0: no cap).
+    connections_per_address: int = 256
     # The club's other servers on the same PostgreSQL (their public origins): the pages
     # are told them and try them in turn, and their pages may open this one's socket.
     peers: tuple[str, ...] = ()

@@ -181,3 +181,10 @@ def test_serve_refuses_an_empty_admin_key_file_naming_it(tmp_path: Path) -> None
     assert done.returncode == 2, done.stderr
     assert "log.db.admin-key is empty" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_connections_per_address_are_a_setting() -> None:
+    """A venue's players and spectators share their router's address: a club sets its cap."""
+    assert options_from(merged(parse_args([]))).connections_per_address == 256
+    chosen = options_from(merged(parse_args(["--proxy-connections-per-address", "1000"])))
+    assert chosen.connections_per_address == 1000

@@ -186,6 +186,8 @@ def test_the_trusted_proxies_are_matched_as_the_configuration_writes_them() -> N
     assert limits.enter(Peer("::ffff:192.0.2.7")) == "192.0.2.7"  # type: ignore[arg-type]
     assert limits.enter(Peer("192.0.2.7")) == "192.0.2.7"  # type: ignore[arg-type]
     assert limits.open == {"192.0.2.7": 2}  # one client, however his address is written
+    uncapped = http.AddressLimits([], cap=0)  # `[proxy] connections_per_address = 0`
+    assert all(uncapped.enter(Peer("192.0.2.7")) == "" for _ in range(300))  # type: ignore[arg-type]
 
 
 async def test_a_tls_handshake_must_come_in_time(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
