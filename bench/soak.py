@@ -465,7 +465,9 @@ async def main() -> None:
                               LIVEKIT_API_SECRET=API_SECRET)  # fmt: skip
             servers = [
                 ServerProcess(dsn, port=lk.webhook_port if i == 0 else None,
-                              options=["--room", "livekit", "--no-voice"])
+                              options=["--room", "livekit", "--no-voice",
+                                       # every simulated page is on this one address
+                                       "--proxy-connections-per-address", "0"])
                 for i in range(args.servers)
             ]  # fmt: skip
             for server in servers:
