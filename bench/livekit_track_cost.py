@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from livekit import rtc  # noqa: E402
 
+from plugin.rooms.livekit.ffi import narrow_events  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials, bot_token  # noqa: E402
 from plugin.testing.cpu import cpu_window  # noqa: E402
 from plugin.testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
@@ -52,6 +53,7 @@ async def one_queue(url: str, creds: Credentials, queue_ms: int, args: argparse.
     for i in range(args.rooms):
         room = rtc.Room()
         await room.connect(url, bot_token(creds, f"cost-q{queue_ms}-{i}"))
+        narrow_events(room)  # as the bots do: no room hears the others' captures
         rooms.append(room)
     connected = await measure(f"q={queue_ms} connected, no track", args.rooms, args.seconds)
     figures = {f"livekit_track_connected_q{queue_ms}_percent": connected}

@@ -284,3 +284,52 @@ async def test_a_quiet_bot_unpublishes_its_track_and_speaks_again(livekit_server
 
 async def _missing(fetch, identity: str) -> bool:
     return identity not in await fetch
+
+
+async def test_each_bot_hears_only_its_own_rooms_events(livekit_server):
+    """The SDK handed every FFI event to every room of the process: each capture of one
+    bot woke every other bot's room (11 deliveries a capture with 10 tables)."""
+    from plugin.rooms.livekit.bot import LiveKitBot
+    from plugin.rooms.livekit.tokens import bot_token
+    from plugin.testing.tones import tone_frames
+
+    creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+    speaking = LiveKitBot(creds.url, bot_token(creds, "room-a"), quiet_after=5)
+    other = LiveKitBot(creds.url, bot_token(creds, "room-b"), quiet_after=5)
+    await speaking.start()
+    await other.start()
+    heard: list[str] = []
+    queue = other.room._ffi_queue
+    put = queue.put_nowait
+
+    def counting(event) -> None:
+        heard.append(event.WhichOneof("message"))
+        put(event)
+
+    queue.put_nowait = counting  # what the SDK's event thread hands the other room
+    player = Player(creds, "room-b", 1)
+    try:
+        await speaking.play(tone_frames(440.0, frames=50))  # a second: 10 captures
+        assert speaking.captures >= 10
+        await player.join()  # the other room still hears its own events
+        await eventually(
+            lambda: _now("seat-1" in {p.identity for p in other.room.remote_participants.values()}),
+            "the other bot sees its room's player",
+        )
+        assert "room_event" in heard
+        assert "capture_audio_frame" not in heard, heard
+    finally:
+        await player.leave()
+        await speaking.stop()
+        await other.stop()
+
+
+def test_an_unknown_sdk_queue_is_left_as_it_is(caplog):
+    from plugin.rooms.livekit import ffi
+
+    class Room:  # no _ffi_queue: another SDK's room
+        pass
+
+    ffi._warned = False
+    assert ffi.narrow_events(Room()) is False  # type: ignore[arg-type]
+    assert "every room of the process hears every event" in caplog.text

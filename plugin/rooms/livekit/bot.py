@@ -41,6 +41,7 @@ from livekit import rtc
 from livekit.protocol.models import ParticipantInfo, ParticipantPermission
 
 from plugin.host.ports import PcmFrame
+from plugin.rooms.livekit.ffi import narrow_events
 from plugin.rooms.livekit.webhook import RoomEvents
 
 log = logging.getLogger(__name__)
@@ -126,6 +127,7 @@ class LiveKitBot:
         room.on("local_track_subscribed", lambda *_: self._subscribed.set())
         token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
+        narrow_events(room)  # one server hosts many bots: each hears its own room only
         self.room = room
         self._joined_at = asyncio.get_running_loop().time()
         if self._on_session is not None:  # proved before we publish as the bot
