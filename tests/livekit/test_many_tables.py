@@ -333,3 +333,35 @@ def test_an_unknown_sdk_queue_is_left_as_it_is(caplog):
     ffi._warned = False
     assert ffi.narrow_events(Room()) is False  # type: ignore[arg-type]
     assert "every room of the process hears every event" in caplog.text
+
+
+async def test_during_a_speech_the_bots_track_goes_after_two_seconds(livekit_server):
+    """A bot's published track costs its encoder even in silence: while a player speaks
+    (the next phrase is most of a speech away) it goes after 2 s of quiet, not 10."""
+    from plugin.rooms.livekit.backend import LiveKitRoom
+    from plugin.rooms.livekit.bot import QUIET_SECONDS, SPEECH_QUIET_SECONDS, LiveKitBot
+    from plugin.rooms.livekit.botroom import BotRoom
+    from plugin.rooms.livekit.tokens import bot_token
+    from plugin.testing.tones import tone_frames
+
+    creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+    room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, "speech-room", reconcile_every=3600)
+    bot = LiveKitBot(creds.url, bot_token(creds, "speech-room"), events=room)
+    hosted = BotRoom(room, bot, None)
+    await hosted.start()
+    loop = asyncio.get_running_loop()
+    try:
+        await hosted.set_speakers(frozenset())  # a vote: phrases seconds apart
+        assert bot.quiet_after == QUIET_SECONDS
+        await bot.play(tone_frames(440.0, frames=10))
+        assert bot.publishing
+        await asyncio.sleep(SPEECH_QUIET_SECONDS + 1)
+        assert bot.publishing  # kept for the next call of the vote
+        await hosted.set_speakers(frozenset({1}))  # a speech starts: it goes soon
+        started = loop.time()
+        await eventually(lambda: _now(not bot.publishing), "the track goes", seconds=5)
+        assert loop.time() - started < QUIET_SECONDS - SPEECH_QUIET_SECONDS
+        await bot.play(tone_frames(440.0, frames=10))  # the next phrase publishes again
+        assert bot.publishing and bot.publishes == 2
+    finally:
+        await hosted.stop()

@@ -20,7 +20,12 @@ A bot that says nothing costs next to nothing. A published track costs its encod
 the source's 10 ms capture thread ~2 % of a core even when nothing is captured (the SDK
 encodes silence; muting does not stop it: measured), so the track is published at the
 first sound and unpublished after `quiet_after` seconds without one, on a timer (the
-announcer's clock stops sending frames when it rests). Frames of silence are not
+announcer's clock stops sending frames when it rests). The room sets it by the phase
+(`set_quiet_after`): 10 s while no player speaks (a vote's or a night's phrases come
+seconds apart, and a fresh track would start each of them late), 2 s during a speech,
+whose next phrase is most of a speech away. The encoder of a track kept published through
+the speeches was a third of a playing table's CPU (bench/livekit_tables.py --game: 24 tables
+per core with 10 s everywhere, 31 with 3 s). Frames of silence are not
 captured, and a voice whose frames end (SilentVoice) ends the bot's playing at once.
 A fresh track loses what is sent before its listeners have subscribed (~0.2 s, measured),
 so the publish runs in the background while frames are read and kept, and the phrase
@@ -54,7 +59,8 @@ CHUNK_FRAMES = 5  # 100 ms per capture: each capture is an FFI call and event, 5
 RUN_END_FRAMES = 5  # 100 ms of silence ends a phrase (shorter pauses are sent as they are)
 SUBSCRIBE_SECONDS = 1.0  # the longest a fresh track waits for its first subscriber
 PENDING_FRAMES = 150  # 3 s kept while the track is being published
-QUIET_SECONDS = 10.0  # a table between its phrases drops it during a speech (60 s)
+QUIET_SECONDS = 10.0  # between phrases of a vote or a night, which come seconds apart
+SPEECH_QUIET_SECONDS = 2.0  # while a player speaks: the next phrase is most of a speech away
 DISCONNECT_SECONDS = 5.0
 STREAK_SECONDS = 60.0  # in the room this long: the next duplicate starts a new streak
 
@@ -102,6 +108,7 @@ class LiveKitBot:
         self._queue_ms = queue_ms
         self._source: rtc.AudioSource | None = None
         self.quiet_after = quiet_after
+        self._quiet_changed = asyncio.Event()
         self.publishes = 0
         self.publish_seconds: deque[float] = deque(maxlen=1024)  # each publish_track call
         self._publication: str | None = None  # the voice track's sid while it is published
@@ -217,12 +224,21 @@ class LiveKitBot:
         except Exception as error:  # the next sound tries again; frames are kept meanwhile
             log.warning("livekit: the bot could not publish its voice: %s", error)
 
+    def set_quiet_after(self, seconds: float) -> None:
+        """From now on, unpublish after `seconds` of quiet (counted from the last sound)."""
+        if seconds != self.quiet_after:
+            self.quiet_after = seconds
+            self._quiet_changed.set()
+
     async def _watch_quiet(self) -> None:
         """Unpublish once nothing was said for `quiet_after` seconds, even when no frame
         comes any more (an announcer's clock rests when it has nothing to say)."""
         loop = asyncio.get_running_loop()
         while self._publication is not None and not self._stopping:
-            await asyncio.sleep(max(self._last_sound + self.quiet_after - loop.time(), 0.05))
+            self._quiet_changed.clear()
+            wait = max(self._last_sound + self.quiet_after - loop.time(), 0.05)
+            with contextlib.suppress(TimeoutError):  # a new quiet_after counts at once
+                await asyncio.wait_for(self._quiet_changed.wait(), wait)
             if loop.time() - self._last_sound >= self.quiet_after and not self._pending:
                 await self._unpublish()
 

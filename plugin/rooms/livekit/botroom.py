@@ -22,7 +22,7 @@ from livekit.protocol.models import ParticipantInfo
 
 from plugin.host.ports import PcmFrame, PresenceCallback, Voice
 from plugin.rooms.livekit.backend import LiveKitRoom
-from plugin.rooms.livekit.bot import LiveKitBot
+from plugin.rooms.livekit.bot import QUIET_SECONDS, SPEECH_QUIET_SECONDS, LiveKitBot
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,8 @@ class BotRoom:
 
     async def set_speakers(self, seats: frozenset[int]) -> None:
         if not self.detached:
+            # While a player speaks the bot's next phrase is far: its track goes soon.
+            self.bot.set_quiet_after(SPEECH_QUIET_SECONDS if seats else QUIET_SECONDS)
             await self.room.set_speakers(seats)
 
     async def release_all(self) -> None:
