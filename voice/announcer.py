@@ -64,6 +64,9 @@ class Announcer:
     the process-wide one; tests pass their own with a temporary cache. With `seats`, the
     table's phrases are prerendered in the background as soon as the clock starts.
 
+    `idle_frames`: the silent frames after which the clock rests (IDLE_FRAMES; a LiveKit
+    bot, which sends no silence, needs only the end of a phrase).
+
     `pack` is a VoicePack, or the name of one in the packs directory (voice.pack.find). A
     named pack that cannot be used (gone, or recorded in another language) is logged and
     the table speaks with synthesis: a table replayed from the log must still open.
@@ -78,8 +81,10 @@ class Announcer:
         catalogue: Catalogue | None = None,
         seats: Iterable[int] | None = None,
         pack: VoicePack | str | None = None,
+        idle_frames: int = IDLE_FRAMES,
     ) -> None:
         self.lang = lang
+        self.idle_frames = idle_frames
         self.enabled = enabled
         self.catalogue = catalogue or Catalogue.load(lang)
         self._synth = synthesizer
@@ -271,7 +276,7 @@ class Announcer:
         while True:
             self._tick()
             quiet = quiet + 1 if self.idle else 0
-            if quiet >= IDLE_FRAMES:
+            if quiet >= self.idle_frames:
                 self._clock = None  # the next announce() or listener starts it again
                 return
             delay = start + self.frames_out * FRAME_SECONDS - loop.time()

@@ -269,3 +269,25 @@ async def test_an_announcement_during_prerender_does_not_wait_for_all_of_it(
         assert not announcer.prerendered.is_set()  # spoken while the table was still rendering
     finally:
         await announcer.stop()
+
+
+async def test_the_clock_rests_after_idle_frames_of_silence(prerendered: Synthesizer) -> None:
+    """A LiveKit bot sends no silence: its announcer's clock rests half a second after a
+    phrase instead of 5 s (50 Python ticks a second at every table that just spoke)."""
+    voice = Announcer("ru", synthesizer=prerendered, idle_frames=25)
+    try:
+        await voice.announce("speech.ten_seconds", {})
+        frames = voice.pcm_frames()
+        count, heard, said = 0, False, 0
+        async with asyncio.timeout(20):
+            async for frame in frames:
+                count += 1
+                heard = heard or voiced(frame)
+                if not said and voice.idle:
+                    said = count  # the phrase is over
+                if voice._clock is None:
+                    break
+        assert heard and said
+        assert 24 <= count - said <= 27  # half a second of silence, then it rests
+    finally:
+        await voice.stop()
