@@ -5,6 +5,13 @@ tokens allow nothing at join; the engine's grant opens it), like the widget does
 Reads one JSON object {"url", "tokens": [...]} on stdin, prints "ready" once every player
 is in, then runs until stdin closes.
 
+With "players" instead of "tokens" (bench/livekit_tables.py --game), each entry is
+{"token", "media": bool, "seed", "speech", "think", "fast"}: the player also plays, as the
+widget does: it says hello to the bot by RPC, reads its views from the bot's data messages
+and sends what plugin.sim.Strategy decides from them as RPC commands (a speech passed
+after "speech" seconds, after 1 s on day 1 if its seat is at most "fast"). Only a "media"
+player joins with audio (hears the room, publishes when allowed).
+
 Usage: python bench/_livekit_players.py < players.json
 """
 
@@ -14,17 +21,24 @@ import asyncio
 import contextlib
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 from livekit import rtc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from plugin.rooms.livekit.ffi import narrow_events
+from plugin.rooms.livekit.rpc import COMMAND_METHOD, HELLO_METHOD, PART_TOPIC, TOPIC
+from plugin.rooms.livekit.seats import BOT_IDENTITY
+from plugin.sim.strategy import Strategy
 
 MIC = rtc.TrackSource.SOURCE_MICROPHONE
 TONE = (np.sin(2 * np.pi * 440 * np.arange(960) / 48_000) * 6000).astype(np.int16).tobytes()
 
 
 class BenchPlayer:
-    def __init__(self, url: str, token: str) -> None:
-        self.url, self.token = url, token
+    def __init__(self, url: str, token: str, *, media: bool = True) -> None:
+        self.url, self.token, self.media = url, token, media
         self.room = rtc.Room()
         self.source = rtc.AudioSource(48_000, 1)
         self.heard = 0
@@ -33,8 +47,11 @@ class BenchPlayer:
         self.room.on("track_subscribed", self._subscribed)
 
     async def join(self) -> None:
-        await self.room.connect(self.url, self.token, rtc.RoomOptions(auto_subscribe=True))
-        self._spawn(self._feed())
+        options = rtc.RoomOptions(auto_subscribe=self.media)
+        await self.room.connect(self.url, self.token, options)
+        narrow_events(self.room)
+        if self.media:
+            self._spawn(self._feed())
 
     def _spawn(self, coroutine) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -42,7 +59,7 @@ class BenchPlayer:
         task.add_done_callback(self._tasks.discard)
 
     def _permissions(self, participant, permissions) -> None:
-        if participant.identity == self.room.local_participant.identity:
+        if self.media and participant.identity == self.room.local_participant.identity:
             self._spawn(self._publish() if permissions.can_publish else self._unpublish())
 
     async def _publish(self) -> None:
@@ -62,7 +79,8 @@ class BenchPlayer:
             self._spawn(self._drain(track))
 
     async def _drain(self, track: rtc.Track) -> None:
-        stream = rtc.AudioStream(track, sample_rate=48_000, num_channels=1)
+        # 100 ms frames: ten FFI events a second per track heard, not a hundred
+        stream = rtc.AudioStream(track, sample_rate=48_000, num_channels=1, frame_size_ms=100)
         async for _ in stream:
             self.heard += 1
 
@@ -83,19 +101,109 @@ class BenchPlayer:
         await self.room.disconnect()
 
 
+class GamePlayer(BenchPlayer):
+    """A seat that plays: the overlay's RPC and data messages, moves from Strategy."""
+
+    def __init__(self, url: str, entry: dict) -> None:
+        super().__init__(url, entry["token"], media=entry["media"])
+        self.entry = entry
+        self.strategy: Strategy | None = None
+        self.sent = self.refused = self.failed = self.views = 0
+        self._parts: dict[int, list[bytes]] = {}
+        self._ids = 0
+        self.room.on("data_received", self._received)
+
+    async def join(self) -> None:
+        await super().join()
+        answer = json.loads(await self._call(HELLO_METHOD, ""))
+        seat = answer.get("seat")
+        assert isinstance(seat, int), answer
+        self.strategy = Strategy(
+            seat, self.entry["seed"], speech_seconds=self.entry["speech"],
+            think_seconds=self.entry["think"],
+        )  # fmt: skip
+
+    async def _call(self, method: str, payload: str) -> str:
+        for attempt in range(20):
+            try:
+                return await self.room.local_participant.perform_rpc(
+                    destination_identity=BOT_IDENTITY, method=method, payload=payload,
+                    response_timeout=5.0,
+                )  # fmt: skip
+            except rtc.RpcError:
+                if attempt == 19:
+                    raise
+                await asyncio.sleep(0.2)
+        raise AssertionError("unreachable")
+
+    def _received(self, packet: rtc.DataPacket) -> None:
+        if packet.participant is None or packet.participant.identity != BOT_IDENTITY:
+            return
+        data = packet.data
+        if packet.topic == PART_TOPIC:
+            header, _, body = data.partition(b"\n")
+            head = json.loads(header)
+            got = self._parts.setdefault(head["seq"], [])
+            got.append(body)
+            if len(got) < head["parts"]:
+                return
+            data = b"".join(self._parts.pop(head["seq"]))
+        elif packet.topic != TOPIC:
+            return
+        view = json.loads(data)
+        if view.get("type") != "state" or self.strategy is None:
+            return
+        self.views += 1
+        seat = self.strategy.seat
+        fast = view.get("day") == 1 and seat <= self.entry["fast"]
+        self.strategy.speech_seconds = 1.0 if fast else self.entry["speech"]
+        for move in self.strategy.moves(view):
+            if move.type != "say":  # a media player speaks whenever he is let
+                self._spawn(self._move(move.type, move.fields, move.delay))
+
+    async def _move(self, kind: str, fields: dict, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._ids += 1
+        message = {"v": 1, "id": f"g{self._ids}", "type": kind, **fields}
+        self.sent += 1
+        try:
+            answer = json.loads(await self._call(COMMAND_METHOD, json.dumps(message)))
+        except rtc.RpcError:
+            self.failed += 1
+            return
+        self.refused += answer.get("type") != "ack"  # the game moved on meanwhile
+
+
 async def main() -> None:
     spec = json.loads(sys.stdin.readline())
-    players = [BenchPlayer(spec["url"], token) for token in spec["tokens"]]
-    for player in players:
-        await player.join()
+    if "players" in spec:
+        players: list[BenchPlayer] = [GamePlayer(spec["url"], e) for e in spec["players"]]
+    else:
+        players = [BenchPlayer(spec["url"], token) for token in spec["tokens"]]
+    for batch in range(0, len(players), 10):  # ten at a time: the joins overlap
+        await asyncio.gather(*(p.join() for p in players[batch : batch + 10]))
     print("ready", flush=True)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    await reader.read()  # until stdin closes
-    print(json.dumps({"heard": sum(p.heard for p in players)}), flush=True)
-    for player in players:
-        await player.leave()
+    reading = asyncio.ensure_future(reader.read())  # until stdin closes
+    while not reading.done():
+        await asyncio.wait([reading], timeout=30)
+        played = [p for p in players if isinstance(p, GamePlayer)]
+        if played:
+            print(
+                f"players: {sum(p.sent for p in played)} moves sent, "
+                f"{sum(p.refused for p in played)} refused, {sum(p.failed for p in played)} "
+                f"failed; {sum(p.views for p in played)} views",
+                file=sys.stderr, flush=True,
+            )  # fmt: skip
+    played = [p for p in players if isinstance(p, GamePlayer)]
+    summary = {"heard": sum(p.heard for p in players)}
+    for key in ("sent", "refused", "failed"):
+        summary[key] = sum(getattr(p, key) for p in played)
+    print(json.dumps(summary), flush=True)
+    with contextlib.suppress(TimeoutError):  # all at once: a hundred leaves take a while
+        await asyncio.wait_for(asyncio.gather(*(p.leave() for p in players)), 20)
 
 
 if __name__ == "__main__":
