@@ -28,9 +28,10 @@ from livekit import rtc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from plugin.rooms.livekit.ffi import narrow_events
-from plugin.rooms.livekit.rpc import COMMAND_METHOD, HELLO_METHOD, PART_TOPIC, TOPIC
+from plugin.rooms.livekit.rpc import COMMAND_METHOD, HELLO_METHOD
 from plugin.rooms.livekit.seats import BOT_IDENTITY
 from plugin.sim.strategy import Strategy
+from plugin.testing.livekit_overlay import Parts, call_bot
 
 MIC = rtc.TrackSource.SOURCE_MICROPHONE
 TONE = (np.sin(2 * np.pi * 440 * np.arange(960) / 48_000) * 6000).astype(np.int16).tobytes()
@@ -109,7 +110,7 @@ class GamePlayer(BenchPlayer):
         self.entry = entry
         self.strategy: Strategy | None = None
         self.sent = self.refused = self.failed = self.views = 0
-        self._parts: dict[int, list[bytes]] = {}
+        self._parts = Parts()
         self._ids = 0
         self.room.on("data_received", self._received)
 
@@ -124,31 +125,13 @@ class GamePlayer(BenchPlayer):
         )  # fmt: skip
 
     async def _call(self, method: str, payload: str) -> str:
-        for attempt in range(20):
-            try:
-                return await self.room.local_participant.perform_rpc(
-                    destination_identity=BOT_IDENTITY, method=method, payload=payload,
-                    response_timeout=5.0,
-                )  # fmt: skip
-            except rtc.RpcError:
-                if attempt == 19:
-                    raise
-                await asyncio.sleep(0.2)
-        raise AssertionError("unreachable")
+        return await call_bot(self.room, method, payload, timeout=5.0)
 
     def _received(self, packet: rtc.DataPacket) -> None:
         if packet.participant is None or packet.participant.identity != BOT_IDENTITY:
             return
-        data = packet.data
-        if packet.topic == PART_TOPIC:
-            header, _, body = data.partition(b"\n")
-            head = json.loads(header)
-            got = self._parts.setdefault(head["seq"], [])
-            got.append(body)
-            if len(got) < head["parts"]:
-                return
-            data = b"".join(self._parts.pop(head["seq"]))
-        elif packet.topic != TOPIC:
+        data = self._parts.add(packet)
+        if data is None:
             return
         view = json.loads(data)
         if view.get("type") != "state" or self.strategy is None:

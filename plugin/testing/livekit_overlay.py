@@ -30,6 +30,51 @@ RETRIED = {
 }
 
 
+class Parts:
+    """The bot's data messages made whole: one packet on TOPIC, or parts on PART_TOPIC."""
+
+    def __init__(self) -> None:
+        self._parts: dict[int, list[bytes]] = {}
+
+    def add(self, packet: rtc.DataPacket) -> bytes | None:
+        """The message this packet completes (None: a part of one still to come, or
+        another topic)."""
+        if packet.topic == TOPIC:
+            return packet.data
+        if packet.topic != PART_TOPIC:
+            return None
+        header, _, body = packet.data.partition(b"\n")
+        head = json.loads(header)
+        got = self._parts.setdefault(head["seq"], [])
+        got.append(body)
+        if len(got) < head["parts"]:
+            return None
+        return b"".join(self._parts.pop(head["seq"]))
+
+
+async def call_bot(
+    room: rtc.Room, method: str, payload: str, *, seconds: float = 30.0, timeout: float = 3.0
+) -> str:
+    """One RPC from `room`'s participant to the bot, tried again with backoff while no bot
+    answers it (for `seconds`); the bot's answer."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    delay = 0.1
+    while True:
+        try:
+            return await room.local_participant.perform_rpc(
+                destination_identity=BOT_IDENTITY,
+                method=method,
+                payload=payload,
+                response_timeout=timeout,
+            )
+        except rtc.RpcError as error:
+            if error.code not in RETRIED or loop.time() + delay > deadline:
+                raise
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+
 class OverlayClient:
     """One participant of a table's room, speaking the overlay over LiveKit."""
 
@@ -39,7 +84,7 @@ class OverlayClient:
         self.messages: list[dict[str, Any]] = []  # every data message from the bot, in order
         self.foreign: list[tuple[str, bytes]] = []  # data from anybody but the bot
         self.changed = asyncio.Event()
-        self._parts: dict[int, list[bytes]] = {}
+        self._parts = Parts()
         self._ids = itertools.count(1)
         self.room.on("data_received", self._received)
 
@@ -66,25 +111,9 @@ class OverlayClient:
         self, method: str, payload: str, *, seconds: float = 30.0, timeout: float = 3.0
     ) -> dict[str, Any]:
         """One RPC to the bot, tried again with backoff while no bot answers it."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
-        delay = 0.1
-        while True:
-            try:
-                answer = await self.room.local_participant.perform_rpc(
-                    destination_identity=BOT_IDENTITY,
-                    method=method,
-                    payload=payload,
-                    response_timeout=timeout,
-                )
-            except rtc.RpcError as error:
-                if error.code not in RETRIED or loop.time() + delay > deadline:
-                    raise
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 1.0)
-                continue
-            decoded: dict[str, Any] = json.loads(answer)
-            return decoded
+        answer = await call_bot(self.room, method, payload, seconds=seconds, timeout=timeout)
+        decoded: dict[str, Any] = json.loads(answer)
+        return decoded
 
     async def hello(self, **options: float) -> dict[str, Any]:
         return await self.call(HELLO_METHOD, "", **options)
@@ -102,16 +131,9 @@ class OverlayClient:
         if sender != BOT_IDENTITY:
             self.foreign.append((sender, packet.data))
             return
-        if packet.topic == TOPIC:
-            self._add(packet.data)
-        elif packet.topic == PART_TOPIC:
-            header, _, body = packet.data.partition(b"\n")
-            head = json.loads(header)
-            got = self._parts.setdefault(head["seq"], [])
-            got.append(body)
-            if len(got) == head["parts"]:
-                del self._parts[head["seq"]]
-                self._add(b"".join(got))
+        data = self._parts.add(packet)
+        if data is not None:
+            self._add(data)
 
     def _add(self, data: bytes) -> None:
         self.messages.append(json.loads(data))
