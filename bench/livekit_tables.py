@@ -120,12 +120,14 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
                 hosted.bot.set_quiet_after = lambda seconds: None  # type: ignore[method-assign]
             hosted.room.set_speakers = timed(hosted.room, turn_ms, recording, waited)  # type: ignore[method-assign]
             tables.append(table)
+        # --game: table N's players pass its first fast[N] speeches at once (spread the day)
+        fast = [round(number * seats / len(tables)) for number in range(len(tables))]
         if args.game:  # every seat plays; the first --players of each also hear and speak
             entries: list[Any] = [
                 {
                     "token": player_token(creds, tables_.rooms_by_table[table.id], seat),
                     "media": seat <= args.players, "seed": number, "speech": args.speech,
-                    "think": 3.0, "fast": round(number * seats / len(tables)),
+                    "think": 3.0, "fast": fast[number],
                 }
                 for number, table in enumerate(tables)
                 for seat in range(1, seats + 1)
@@ -179,7 +181,7 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
                 playing = []
                 deadline = time.monotonic() + args.warm_up
                 while time.monotonic() < deadline and not all(
-                    _past_fast(t, round(n * seats / len(tables))) for n, t in enumerate(tables)
+                    _past_fast(t, fast[n]) for n, t in enumerate(tables)
                 ):
                     await asyncio.sleep(0.5)
             else:
