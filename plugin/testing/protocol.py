@@ -62,6 +62,7 @@ class Client:
         self.state: Message | None = None  # the newest state read
         self.state_at = 0.0  # time.monotonic() when it was read
         self.closed = False
+        self._close_seen: Message | None = None  # the close a send ran into
 
     def receive(self) -> Message:
         """The next message (a state is kept as `state`); TimeoutError after `timeout`."""
@@ -75,9 +76,15 @@ class Client:
         return message
 
     def send_frame(self, kind: Literal["text", "bytes"], payload: bytes) -> None:
-        """One frame as it is, a text frame (UTF-8) or a binary one (the fuzzers)."""
+        """One frame as it is, a text frame (UTF-8) or a binary one (the fuzzers). On a
+        socket the server has closed, nothing is sent and the close is what the next read
+        returns (as a widget sees it: told to reconnect, not crashed)."""
         if isinstance(self.ws, SyncConnection):
-            self.ws.send(payload.decode() if kind == "text" else payload)
+            try:
+                self.ws.send(payload.decode() if kind == "text" else payload)
+            except ConnectionClosed as closed:
+                code = closed.rcvd.code if closed.rcvd else None
+                self._close_seen = {"type": "close", "code": code}
         elif kind == "text":
             self.ws.send_text(payload.decode())
         else:
@@ -140,6 +147,8 @@ class Client:
         self.close()
 
     def _read(self) -> Message:
+        if self._close_seen is not None:
+            return self._close_seen
         if isinstance(self.ws, SyncConnection):
             try:
                 text = self.ws.recv(timeout=self.timeout)

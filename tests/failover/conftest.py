@@ -113,17 +113,32 @@ def host_of(table_id: str, candidates: list[ServerProcess]) -> ServerProcess:
     return found
 
 
+class Refused(AssertionError):
+    """A widget's socket answered with something other than the table's state."""
+
+
 def widget(server: ServerProcess, token: str) -> Client:
     client = connect(server.ws_url(token))
     first = client.receive()
-    assert first["type"] == "state", first
+    if first["type"] != "state":
+        client.close()
+        raise Refused(first)
     return client
 
 
 def open_all(server: ServerProcess, links: dict[str, Any]) -> tuple[Client, dict[int, Client]]:
-    host = widget(server, links["host"]["token"])
-    seats = {s["seat"]: widget(server, s["token"]) for s in links["seats"]}
-    return host, seats
+    """The host's widget and every seat's, each past its first state (none left open if one
+    is refused)."""
+    opened: list[Client] = []
+    try:
+        for token in [links["host"]["token"], *(s["token"] for s in links["seats"])]:
+            opened.append(widget(server, token))
+    except BaseException:
+        for client in opened:
+            client.close()
+        raise
+    host, *seats = opened
+    return host, {s["seat"]: client for s, client in zip(links["seats"], seats, strict=True)}
 
 
 def close_all(host: Client, seats: dict[int, Client]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import time
 
 import pytest
 
@@ -74,3 +75,34 @@ def test_only_tests_and_benches_import_plugin_testing() -> None:
         if name == "plugin.testing" or name.startswith("plugin.testing.")
     ]
     assert importers == []
+
+
+def test_a_request_on_a_socket_the_server_closed_reads_as_the_close() -> None:
+    """A page told "table_moved" (4410) reconnects. The tests' client reads that close as
+    the answer to a request sent after it, when the socket is already shut (the send does
+    not raise), and after that refuses to read on."""
+    import threading
+
+    from websockets.sync.server import ServerConnection, serve
+
+    from plugin.testing import connect
+
+    closed = threading.Event()
+
+    def handler(ws: ServerConnection) -> None:
+        ws.close(4410, "table_moved")
+        closed.set()
+
+    with serve(handler, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.socket.getsockname()[1]
+        with connect(f"ws://127.0.0.1:{port}", timeout=5) as client:
+            assert closed.wait(5)
+            deadline = time.monotonic() + 5
+            while client.ws.protocol.state.name != "CLOSED":  # the close handshake is over
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            assert client.request("vote", candidate=6, id="a") == {"type": "close", "code": 4410}
+            with pytest.raises(ConnectionError):
+                client.request("vote", candidate=6, id="b")
+        server.shutdown()
