@@ -16,6 +16,7 @@ friends in the call).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -75,22 +76,26 @@ class StateHistory:
         while len(self._states) > 1 and self._states[1][0] <= at - MAX_DELAY:
             self._states.popleft()
 
+    def latest(self) -> GameState | None:
+        """The newest recorded state (None before the first)."""
+        return self._states[-1][1] if self._states else None
+
     def as_of(self, moment: float) -> GameState | None:
         """The state that was current at `moment`; None before the first recorded one."""
-        found: GameState | None = None
-        for at, state in self._states:
-            if at > moment:
-                break
-            found = state
-        return found
+        # The moments never go back (record), so the deque is sorted by them: a busy table
+        # keeps a state per change for MAX_DELAY seconds, thousands, read at every change.
+        index = bisect_right(self._states, moment, key=_moment)
+        return self._states[index - 1][1] if index else None
 
     def next_after(self, moment: float) -> float | None:
         """The first moment after `moment` at which a recorded state began (the overlay's
         next change is that plus the delay)."""
-        for at, _ in self._states:
-            if at > moment:
-                return at
-        return None
+        index = bisect_right(self._states, moment, key=_moment)
+        return self._states[index][0] if index < len(self._states) else None
+
+
+def _moment(entry: tuple[float, GameState]) -> float:
+    return entry[0]
 
 
 def stream_secrets(stream: StreamView | None) -> dict[str, Any] | None:

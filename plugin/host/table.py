@@ -555,7 +555,7 @@ class Table:
             await self._safely(self.room.release_all())
 
     async def _changed(self) -> None:
-        if self.history.as_of(float("inf")) is not self.state:
+        if self.history.latest() is not self.state:
             self.history.record(self.clock.now(), self.state)
             self._schedule_stream()
         self.version += 1

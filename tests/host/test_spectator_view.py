@@ -8,6 +8,7 @@ has passed since it happened, and a watch spectator's view stays as it was."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from typing import Any
@@ -177,3 +178,29 @@ def test_with_stream_with_roles_nothing_reaches_the_overlay_before_its_delay(
     late = StreamView(delay=delay, delayed=history.as_of(now + delay))
     final = secrets_of(spectator_view(state, players, STREAM, late)["stream"])
     assert final and final == secrets_of(spectator_view(state, players, "host"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gaps=st.lists(st.sampled_from([0.0, 0.5, 1.0, 7.0, 300.0, 601.0]), max_size=40),
+    moments=st.lists(st.floats(-10, 5_000, allow_nan=False), min_size=1, max_size=10),
+)
+def test_the_history_finds_what_a_scan_of_every_state_finds(
+    gaps: list[float], moments: list[float]
+) -> None:
+    """StateHistory's lookups (a bisection, the table reads them at every change) agree
+    with a scan of the states it kept, and its newest state is the last one recorded."""
+    history, now, kept = StateHistory(), 0.0, []
+    state = new_game(_preset("fiim"), players=10, seed=1)
+    assert history.latest() is None and history.as_of(1e9) is None
+    for gap in gaps:
+        now += gap
+        state = dataclasses.replace(state, version=state.version + 1)  # a new state each
+        history.record(now, state)
+        kept = list(history._states)
+        assert history.latest() is state
+    for moment in moments:
+        scan = [s for at, s in kept if at <= moment]
+        assert history.as_of(moment) is (scan[-1] if scan else None)
+        later = [at for at, _ in kept if at > moment]
+        assert history.next_after(moment) == (later[0] if later else None)
