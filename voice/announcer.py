@@ -47,6 +47,38 @@ RESYNC_FRAMES = 10  # behind by more than this (a stalled loop): skip ahead, do 
 IDLE_FRAMES = 250  # 5 s
 
 
+class Lateness:
+    """The clocks that fell behind, said in one line at most every `every` seconds for the
+    whole process: a stalled loop stalls every table's clock at once, and a server with 50
+    speaking tables would otherwise log 50 lines for each stall."""
+
+    def __init__(self, every: float = 10.0) -> None:
+        self.every = every
+        self.lines = 0  # lines logged (tests)
+        self._last: float | None = None
+        self._count = 0
+        self._worst_ms = 0.0
+
+    def report(self, behind_ms: float, now: float) -> None:
+        self._count += 1
+        self._worst_ms = max(self._worst_ms, behind_ms)
+        if self._last is not None and now - self._last < self.every:
+            return
+        if self._count == 1:
+            log.warning("announcer clock fell %.0f ms behind; resyncing", behind_ms)
+        else:
+            log.warning(
+                "announcer clocks fell behind %d times in %.0f s, up to %.0f ms; resyncing",
+                self._count, now - self._last if self._last is not None else 0.0,
+                self._worst_ms,
+            )  # fmt: skip
+        self.lines += 1
+        self._last, self._count, self._worst_ms = now, 0, 0.0
+
+
+LATENESS = Lateness()
+
+
 @dataclass(eq=False, slots=True)
 class _Phrase:
     key: str
@@ -281,7 +313,7 @@ class Announcer:
                 return
             delay = start + self.frames_out * FRAME_SECONDS - loop.time()
             if delay < -RESYNC_FRAMES * FRAME_SECONDS:
-                log.warning("announcer clock fell %.0f ms behind; resyncing", -delay * 1000)
+                LATENESS.report(-delay * 1000, loop.time())
                 start, delay = loop.time() - self.frames_out * FRAME_SECONDS, 0.0
             await asyncio.sleep(max(delay, 0.0))
 

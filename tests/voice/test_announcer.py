@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import fractions
+import logging
 from collections.abc import AsyncIterator
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from aiortc.mediastreams import MediaStreamError
 
 from voice import audio
-from voice.announcer import Announcer
+from voice.announcer import Announcer, Lateness
 from voice.phrases import ANNOUNCEMENT_KEYS, Catalogue, PhraseError
 from voice.synth import Synthesizer
 
@@ -291,3 +292,23 @@ async def test_the_clock_rests_after_idle_frames_of_silence(prerendered: Synthes
         assert 24 <= count - said <= 27  # half a second of silence, then it rests
     finally:
         await voice.stop()
+
+
+def test_clocks_that_fall_behind_together_make_one_line(caplog: pytest.LogCaptureFixture) -> None:
+    """A stalled loop stalls every table's clock at once: one line for all of them, then
+    at most one every `every` seconds, with how many and how far."""
+    lateness = Lateness(every=10.0)
+    with caplog.at_level(logging.WARNING, logger="voice.announcer"):
+        for table in range(50):  # one stall, 50 speaking tables
+            lateness.report(200.0 + table, now=100.0)
+        assert lateness.lines == 1
+        for second in range(1, 10):  # more stalls within the 10 s: counted, not logged
+            lateness.report(300.0, now=100.0 + second)
+        assert lateness.lines == 1
+        lateness.report(250.0, now=110.0)
+    assert lateness.lines == 2
+    lines = [r.getMessage() for r in caplog.records if r.name == "voice.announcer"]
+    assert lines == [
+        "announcer clock fell 200 ms behind; resyncing",
+        "announcer clocks fell behind 59 times in 10 s, up to 300 ms; resyncing",
+    ]
