@@ -214,18 +214,24 @@ async def test_a_duplicate_bot_is_reported_and_the_bot_comes_back(creds, room_na
         caplog.set_level(logging.WARNING, logger="plugin.rooms.livekit.bot")
         await impostor.connect(creds.url, club_token(room_name, "autohost-bot"))
 
+        # On a loaded machine the impostor's own join may still be setting up when the
+        # bot's rejoin replaces it; its SDK then tries again and replaces the bot a second
+        # time. Each replacement is reported and answered by a rejoin, and the bot is the
+        # one left in the room.
         async def bot_is_back() -> bool:
             bots = [p for p in (await listed(lkapi, room_name)).values()]
             return (
-                bot.rejoins == 1
+                bot.rejoins >= 1
+                and bot.rejoins == bot.duplicates
                 and [p.sid for p in bots if p.identity == "autohost-bot"] == [room.bot_sid]
                 and "autohost-bot" in await mic_publishers(lkapi, room_name)
+                and impostor.connection_state != rtc.ConnectionState.CONN_CONNECTED
             )
 
         await eventually(bot_is_back, "the bot joined again and publishes its voice", seconds=30)
-        assert bot.duplicates == 1
-        assert any("duplicate identity" in r.getMessage() for r in caplog.records)
-        assert impostor.connection_state != rtc.ConnectionState.CONN_CONNECTED
+        messages = [record.getMessage() for record in caplog.records]
+        reported = [message for message in messages if "duplicate identity" in message]
+        assert len(reported) == bot.duplicates >= 1, reported
     finally:
         await impostor.disconnect()
         await bot.stop()
