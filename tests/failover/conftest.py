@@ -21,6 +21,7 @@ from plugin.testing.postgres import PostgresServer, running_postgres
 
 AUTOHOST = [sys.executable, "-m", "plugin.cli"]
 TAKEOVER_SECONDS = 15  # a lease (2 s), a heartbeat (0.4 s), a replay, on a busy machine
+CLOCK_SAVE_SECONDS = 1.5  # past the registry's once-a-second save
 
 
 @pytest.fixture(scope="session")
@@ -70,23 +71,57 @@ def create_table(server: ServerProcess) -> dict[str, Any]:
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-def hosted(server: ServerProcess) -> list[str]:
-    """The tables `GET /api/tables` says this server hosts now ([] if it does not answer)."""
+def hosted(server: ServerProcess, *, lenient: bool = False) -> list[str]:
+    """The tables `GET /api/tables` says this server hosts now. A server that does not
+    answer in 10 s fails the test: an assertion that a table is (or is not) hosted must
+    not pass because the answer was slow. `lenient`: [] after 2 s instead, for the polls
+    that ask again anyway (a killed or paused server among the candidates)."""
     try:
         answer = httpx.get(
             server.base + "/api/tables",
             headers={"Authorization": f"Bearer {server.admin_key}"},
-            timeout=2,
+            timeout=2 if lenient else 10,
         )
-    except httpx.HTTPError:
-        return []
+        answer.raise_for_status()
+    except httpx.HTTPError as error:
+        if lenient:
+            return []
+        raise AssertionError(f"{server.base}/api/tables did not answer: {error!r}") from None
     return [t["id"] for t in answer.json() if "broken" not in t]
+
+
+def claim_after(dsn: str, table_id: str, epoch: int) -> float:
+    """Wait until a server holds the table's lease past `epoch`; the moment (monotonic)
+    of the last poll that still saw the old epoch. The claim, and everything the heir does
+    after it (its replay, its timer), came after that moment. Call it before the claim can
+    have happened (just after the owner is killed: its lease has 2 s to run)."""
+    before: float | None = None
+    deadline = time.monotonic() + TAKEOVER_SECONDS
+    while True:
+        asked = time.monotonic()
+        lease = leases(dsn).get(table_id)
+        if lease is not None and lease[1] > epoch:
+            assert before is not None, "claimed before the watch began: its moment is unknown"
+            return before
+        before = asked
+        assert asked < deadline, f"nobody claimed table {table_id} past epoch {epoch}"
+        time.sleep(0.02)
 
 
 def leases(dsn: str) -> dict[str, tuple[str, int]]:
     with psycopg.connect(dsn, connect_timeout=5) as db:
         rows = db.execute("SELECT table_id, owner, epoch FROM leases").fetchall()
     return {table_id: (owner, epoch) for table_id, owner, epoch in rows}
+
+
+def assert_resumed(timer_now: int, left_now: float, timer: int, left: float, ran: float) -> None:
+    """The heir's timer is the one that ran, with the time it had when the owner died:
+    no more than the last clock save gave back (it is at most a second old), no less than
+    what it may have run since (`ran`: on the owner after it was read, on the heir since
+    its claim). A timer that ran on while nobody hosted the table (the rest of the lease:
+    1.6 s or more) is under that."""
+    assert timer_now == timer
+    assert left - ran - 0.5 <= left_now <= left + CLOCK_SAVE_SECONDS, (left, left_now, ran)
 
 
 def events(dsn: str, table_id: str) -> list[tuple[int, str, str | None]]:
@@ -102,7 +137,8 @@ def host_of(table_id: str, candidates: list[ServerProcess]) -> ServerProcess:
     """The one server that hosts the table, once one does; never two at once."""
 
     def one() -> ServerProcess | None:
-        holding = [s for s in candidates if s.alive() and table_id in hosted(s)]
+        alive = [s for s in candidates if s.alive()]
+        holding = [s for s in alive if table_id in hosted(s, lenient=True)]
         assert len(holding) <= 1, f"table {table_id} hosted by {len(holding)} servers"
         return holding[0] if holding else None
 
@@ -190,7 +226,7 @@ class HostingWatch:
             counts: dict[str, int] = {}
             for server in self.candidates:
                 if server.alive():
-                    for table_id in hosted(server):
+                    for table_id in hosted(server, lenient=True):
                         counts[table_id] = counts.get(table_id, 0) + 1
             self.doubles += [(t, n) for t, n in counts.items() if n > 1]
             self.polls += 1
