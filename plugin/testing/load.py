@@ -7,6 +7,8 @@ table the way a club would over its 12 widgets (protocol clients), and what they
   every refusal or lost connection is an error.
 - `open_tables`, `run_load`: many tables on one `ServerProcess`, for a bounded time.
 - `lost_votes(db, ledger)`: acked votes missing from the event log (must be none).
+- `widgets_behind(ledger)`: waits until every widget has read the last ballot acked at
+  its table, before they are closed; the ones that did not in time (must be none).
 """
 
 from __future__ import annotations
@@ -273,6 +275,30 @@ async def open_tables(
                 *(TableDriver.create(http, server.port, first_seed + i, overrides) for i in batch)
             )
     return drivers
+
+
+async def widgets_behind(ledger: Ledger, timeout: float = 30) -> list[str]:
+    """Wait until every widget of a table has read a state that includes the last ballot
+    acked there; the widgets that had not within `timeout` seconds (must be none).
+
+    A ballot acked just before a run stops may not have reached all 12 widgets of its
+    table yet, and a widget that is closed reads no more: wait for this before closing
+    them, or that ballot has no latency (Ledger.vote_latencies_ms)."""
+    needed: dict[int, tuple[AsyncClient, int]] = {}  # id(widget): the widget, its version
+    for _, version, widgets in ledger.timings:
+        for widget in widgets:
+            _, before = needed.get(id(widget), (widget, -1))
+            needed[id(widget)] = (widget, max(before, version))
+    waits = list(needed.values())
+    outcomes = await asyncio.gather(
+        *(widget.wait_version(version, timeout) for widget, version in waits),
+        return_exceptions=True,
+    )
+    return [
+        f"{widget.label}: read version {widget.version}, not {version} ({outcome!r})"
+        for (widget, version), outcome in zip(waits, outcomes, strict=True)
+        if outcome is not None
+    ]
 
 
 def lost_votes(db: Path, ledger: Ledger) -> list[AckedVote]:

@@ -133,12 +133,14 @@ async def quiet_for(page: Page, name: str, seconds: float) -> float:
 
 
 async def wait_for_quiet(
-    page: Page, name: str, *, below: float, window: float = 0.3, timeout: float = 10
+    page: Page, name: str, *, below: float, window: float = 0.6, timeout: float = 10
 ) -> None:
     """Wait until a whole `window` of seconds passes with the meter's peak under `below`.
 
     A browser's jitter buffer can hold half a second of audio under load, and brief gaps
-    in a stream (concealment) are not the end of it: hence a window, not one reading.
+    in a stream (concealment) are not the end of it: hence a window, not one reading, and
+    one longer than the fake microphone's beep period (0.5 s), so it cannot fall between
+    two beeps mixed before the step a test checks.
     """
     deadline = time.monotonic() + timeout
     while True:

@@ -230,13 +230,16 @@ async def test_a_request_on_a_kept_alive_connection_gets_its_full_time(
 ) -> None:
     """The deadline ran from the previous response, so a request begun after some idle time
     got what was left of it (the outside check cut a 6 s upload after 4.5 s idle)."""
-    monkeypatch.setattr(http, "REQUEST_SECONDS", 1.0)
+    # The same deadline closes an idle kept-alive connection (the first test), so both
+    # waits stay well inside it; together they outlast it by 0.4 s, which a deadline from
+    # the response would cut (the server runs in this event loop: its timer fires first).
+    monkeypatch.setattr(http, "REQUEST_SECONDS", 2.0)
     async with listening(_app, lifespan="off") as where:
         reader, writer = await asyncio.open_connection("127.0.0.1", where.port)
         assert (await _get(where.port, (reader, writer))).startswith(b"HTTP/1.1 200")
-        await asyncio.sleep(0.7)  # idle, kept alive
+        await asyncio.sleep(1.2)  # idle, kept alive
         writer.write(b"POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\nhello")
-        await asyncio.sleep(0.7)  # 1.4 s after the response, 0.7 s into this request
+        await asyncio.sleep(1.2)  # 2.4 s after the response, 1.2 s into this request
         writer.write(b"world")
         async with asyncio.timeout(5):
             assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
