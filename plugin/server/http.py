@@ -36,7 +36,8 @@ WS_MAX_BYTES = 64 * 1024
 WS_WRITE_BUFFER_BYTES = 1024 * 1024
 # How long a client has to send a whole request (head and body): from its connection's
 # opening, or from the first byte of a request on a kept-alive one (an idle kept-alive
-# connection is uvicorn's to close, after 5 s). A connection that sends nothing, or its
+# connection is closed by uvicorn's keep-alive timeout, 5 s, or by this deadline if it is
+# the shorter: it is armed again after each response). A connection that sends nothing, or its
 # headers a byte at a time, is closed then instead of holding a descriptor for good; an
 # honest page's largest body (a 6 KiB offer) takes a fraction of it even on a slow link.
 REQUEST_SECONDS = 20.0
