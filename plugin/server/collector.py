@@ -1,24 +1,25 @@
-"""The garbage collector's policy for a running server: full passes that stay short.
+"""The garbage collector's policy for a running server: no full pass in the middle of play.
 
-CPython's full collection (generation 2) walks every object the collector tracks, and the
-event loop stops while it does. A server with 50 tables and 600 sockets tracks about
-150,000 (each socket's ASGI coroutines, tasks and buffers; each table's recent states for
-the stream's delay), and a full pass then took 26-75 ms on this machine's cores
-(bench/load.py, measured with a gc callback): every vote in flight waited through it, and
-those pauses were the vote-to-widgets p99.
+CPython's full collection (generation 2) walks every object the collector tracks that is
+not frozen, and the event loop stops while it does. A server with 50 tables and 600 sockets
+under load promotes some 8,000 objects a second to the oldest generation (each socket's
+tasks and buffers, each table's recent states for the stream's delay, the tables that
+replace finished ones), and CPython ran a full pass every 6-8 s over what had come since
+the last: 40-57 ms each (bench/load.py, timed with a gc callback). Every vote in flight
+waited through it; those pauses were a good part of the vote-to-widgets p99.
 
-What survives a full pass is almost all live for a long time (a connection lasts a game).
-So, from `start()` on:
-- what the start made (modules, the tables loaded, the voice's phrases) is frozen at once:
-  no full pass walks it again;
-- right after each full pass, what survived it is frozen too, so the next pass walks only
-  what was made since: a few thousand objects, a millisecond or two;
-- every `sweep_seconds` (10 minutes) everything is unfrozen, so one full pass looks at all
-  of it again: cyclic garbage among frozen objects (a closed connection's tasks) is freed
-  then instead of kept for good. That pass is the long one, once per sweep.
+Nearly everything that reaches the oldest generation stays alive a long time (a connection
+lasts a game), and what dies there is freed by reference counting anyway; only cyclic
+garbage needs a full pass. So, from `start()` on:
+- what the start made (modules, the tables loaded, the voice's phrases) is frozen at once;
+- generation 2 gets no automatic pass (its threshold is set out of reach); the young
+  generations are collected as usual, so a cycle that dies young is freed as before;
+- every `sweep_seconds` (10 minutes) one full pass runs on everything (unfrozen first):
+  cyclic garbage that reached the oldest generation (a closed connection's tasks) waits
+  for it, no longer. Then what survived is frozen again. That pass is the long one, once
+  per sweep, as a full pass over everything was before.
 
-Freezing never keeps an object alive that its references would free: reference counting
-works on frozen objects as on any other; only cycles wait for the sweep.
+`stop()` gives back the thresholds it found and unfreezes everything.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from typing import Any
 
 SWEEP_SECONDS = 600.0
+FULL_PASSES_OFF = 1 << 30  # generation 2's threshold: young passes before a full one
 
 
 class Collector:
@@ -36,40 +37,36 @@ class Collector:
 
     def __init__(self, sweep_seconds: float = SWEEP_SECONDS) -> None:
         self.sweep_seconds = sweep_seconds
-        self.freezes = 0  # survivors frozen after a full pass (tests, benches)
-        self.sweeps = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self.sweeps = 0  # full passes run by the sweep (tests, benches)
+        self._thresholds: tuple[int, int, int] | None = None
         self._sweeper: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
         gc.collect()
         gc.freeze()
-        gc.callbacks.append(self._collected)
+        self._thresholds = gc.get_threshold()
+        young, middle, _ = self._thresholds
+        gc.set_threshold(young, middle, FULL_PASSES_OFF)
         self._sweeper = asyncio.create_task(self._sweep(), name="gc sweep")
 
     async def stop(self) -> None:
-        with contextlib.suppress(ValueError):
-            gc.callbacks.remove(self._collected)
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
+        if self._thresholds is not None:
+            gc.set_threshold(*self._thresholds)
+            self._thresholds = None
         gc.unfreeze()
 
-    def _collected(self, phase: str, info: dict[str, Any]) -> None:
-        # Any thread may run a collection (the log's writer too); the freeze is done on the
-        # loop, just after, not inside the collector's own callback.
-        if phase == "stop" and info.get("generation") == 2 and self._loop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop is closing
-                self._loop.call_soon_threadsafe(self._freeze)
-
-    def _freeze(self) -> None:
+    def sweep(self) -> None:
+        """One full pass over everything, then what survived is frozen."""
+        gc.unfreeze()
+        gc.collect()
         gc.freeze()
-        self.freezes += 1
+        self.sweeps += 1
 
     async def _sweep(self) -> None:
         while True:
             await asyncio.sleep(self.sweep_seconds)
-            gc.unfreeze()  # the next full pass (on the collector's own schedule) sees all
-            self.sweeps += 1
+            self.sweep()
