@@ -52,7 +52,7 @@ from .loopback import free_port, serve
 from .process import ADMIN_KEY, SECRET, AutohostProcess, ServerProcess
 from .protocol import AsyncClient, Client, Message, connect, frame, in_process, next_id, socket_url
 from .testclient import TestClient
-from .waiting import eventually
+from .waiting import eventually, steady
 
 __all__ = [
     "ADMIN_KEY",
@@ -85,4 +85,5 @@ __all__ = [
     "run_load",
     "serve",
     "socket_url",
+    "steady",
 ]

@@ -35,5 +35,22 @@ async def eventually(
         await asyncio.sleep(interval)
 
 
+async def steady(
+    count: Callable[[], int], what: str, *, window: float = 0.3, seconds: float = 15.0
+) -> int:
+    """The value of `count()` once a whole `window` of seconds passes without it changing
+    (what was already on its way has landed); AssertionError naming `what` if it still
+    changes after `seconds`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        before = count()
+        await asyncio.sleep(window)
+        if count() == before:
+            return before
+        if loop.time() >= deadline:
+            raise AssertionError(f"still changing after {seconds:g} s: {what}")
+
+
 async def _value(result: T | Awaitable[T]) -> T:
     return await result if inspect.isawaitable(result) else result

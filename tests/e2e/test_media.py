@@ -19,7 +19,7 @@ from plugin.paths import ROOT
 from plugin.rooms.embedded import EmbeddedRoom
 from plugin.rooms.embedded.frames import FRAME_SAMPLES, SAMPLE_RATE, SILENCE, tone
 from plugin.rooms.embedded.signalling import rtc_routes
-from plugin.testing import serve
+from plugin.testing import serve, steady
 
 from .harness import (
     quiet_for,
@@ -159,13 +159,9 @@ async def test_set_sending_stops_the_upload_and_a_bad_token_is_refused(
     await page.evaluate("window.room.setSending(false)")
     # Packets already on their way (Chromium's pacer, the receive path on a busy machine)
     # may still land: wait for a window that adds none, then nothing more may arrive.
-    for _ in range(50):  # 0.3 s windows, up to 15 s
-        stopped = room.stats()[3].frames_received
-        await asyncio.sleep(0.3)
-        if room.stats()[3].frames_received == stopped:
-            break
-    else:
-        raise AssertionError("seat 3 kept arriving after setSending(false)")
+    stopped = await steady(
+        lambda: room.stats()[3].frames_received, "seat 3 after setSending(false)"
+    )
     await asyncio.sleep(1.0)
     assert room.stats()[3].frames_received == stopped, "seat 3 arrives after a quiet window"
     await page.evaluate("window.room.setSending(true)")

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from plugin.rooms.embedded import EmbeddedRoom
+from plugin.testing import steady
 
 from .conftest import BOT_HZ, SILENT, Join, frames_later, hears, pitch, until
 
@@ -77,13 +78,7 @@ async def test_a_page_that_stops_sending_changes_nothing(room: EmbeddedRoom, joi
     await until(lambda: hears(listener, pitch(3)))
     quitter.set_sending(False)
     # Nothing more arrives from seat 3 (once what was in flight has landed).
-    for _ in range(50):
-        received = room.stats()[3].frames_received
-        await asyncio.sleep(0.3)
-        if room.stats()[3].frames_received == received:
-            break
-    else:
-        raise AssertionError("seat 3 kept arriving after it stopped sending")
+    await steady(lambda: room.stats()[3].frames_received, "seat 3 after it stopped sending")
     await until(lambda: hears(listener, BOT_HZ))  # the table plays on
     quitter.set_sending(True)
     await until(lambda: hears(listener, pitch(3)))

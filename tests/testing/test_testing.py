@@ -10,7 +10,7 @@ import time
 import pytest
 
 from plugin.paths import ROOT
-from plugin.testing import FakeVoice, eventually, percentile
+from plugin.testing import FakeVoice, eventually, percentile, steady
 
 
 async def test_eventually_takes_a_plain_or_an_async_check() -> None:
@@ -106,3 +106,23 @@ def test_a_request_on_a_socket_the_server_closed_reads_as_the_close() -> None:
             with pytest.raises(ConnectionError):
                 client.request("vote", candidate=6, id="b")
         server.shutdown()
+
+
+async def test_steady_waits_for_a_quiet_window_and_fails_on_one_that_never_comes() -> None:
+    ticks = 0
+
+    async def arrive(until: int) -> None:
+        nonlocal ticks
+        while ticks < until:
+            ticks += 1
+            await asyncio.sleep(0.02)
+
+    arriving = asyncio.create_task(arrive(10))
+    assert await steady(lambda: ticks, "ticks", window=0.1, seconds=5) == 10
+    await arriving
+    forever = asyncio.create_task(arrive(10**9))
+    try:
+        with pytest.raises(AssertionError, match=r"still changing after 0\.3 s: ticks"):
+            await steady(lambda: ticks, "ticks", window=0.1, seconds=0.3)
+    finally:
+        forever.cancel()
