@@ -29,7 +29,7 @@ import contextlib
 import gc
 
 SWEEP_SECONDS = 600.0
-FULL_PASSES_OFF = 1 << 30  # generation 2's threshold: young passes before a full one
+FULL_PASSES_OFF = 1 << 30  # generation 2's threshold (middle passes before a full one): never
 
 
 class Collector:
