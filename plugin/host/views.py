@@ -36,40 +36,115 @@ STREAM: Literal["stream"] = "stream"
 
 def build_view(snapshot: Snapshot, viewer: Viewer, connected: Iterable[int] = ()) -> dict[str, Any]:
     """A JSON-able dict of what `viewer` may see now."""
-    view = dict(_engine_view(snapshot.state, viewer))
-    settings = snapshot.settings
-    view["table"] = {
-        "id": snapshot.table_id,
-        "version": snapshot.version,
-        "language": settings.language,
-        "seats": settings.seats,
-        "names": [settings.name_of(seat) for seat in range(1, settings.seats + 1)],
-        "present": sorted(snapshot.present),
-        "connected": sorted(connected),
-        "paused": snapshot.paused,
-    }
-    remaining = snapshot.timer_remaining
-    view["clock"] = (
-        None
-        if snapshot.timer_id is None
-        else {
-            "timer": snapshot.timer_id,
-            "remaining": None if remaining is None else round(remaining, 1),
-            "running": not snapshot.paused,
+    return ViewSet(snapshot, connected).view(viewer)
+
+
+class ViewSet:
+    """Every viewer's view of one snapshot with one set of connected seats: what one
+    broadcast sends. At each change a table of ten seats sends twelve views (ten seats, the
+    host, the spectators), and all but the host's are the same public view and table meta
+    with a few keys of their own; those shared keys are built once here, not once a viewer.
+
+    `shared()` is what every viewer but the host gets; `own(viewer)` is the rest of
+    `viewer`'s view, with no key of `shared()` (the host's is his whole view: his engine
+    view replaces the public one). The encoder (plugin.web.protocol.StateFrames) relies on
+    that to encode the shared part once. The dicts are shared between views: read them,
+    never change them."""
+
+    def __init__(self, snapshot: Snapshot, connected: Iterable[int] = ()) -> None:
+        self.snapshot = snapshot
+        self._connected = sorted(connected)
+        self._public: dict[str, Any] | None = None
+        self._meta: dict[str, Any] | None = None
+        self._shared: dict[str, Any] | None = None
+        self._black: frozenset[int] | None = None
+
+    def view(self, viewer: Viewer) -> dict[str, Any]:
+        """The whole view of `viewer`."""
+        if viewer == HOST:
+            return self.own(viewer)
+        return {**self.shared(), **self.own(viewer)}
+
+    def shared(self) -> dict[str, Any]:
+        """The keys every viewer but the host gets, the same for all of them."""
+        if self._shared is None:
+            self._shared = {**self._public_view(), **self._table_meta()}
+        return self._shared
+
+    def own(self, viewer: Viewer) -> dict[str, Any]:
+        """What only `viewer` gets (for the host, all he gets)."""
+        snapshot, state = self.snapshot, self.snapshot.state
+        if viewer == HOST:
+            view = views.host_view(state, self._public_view())
+            view.update(self._table_meta())
+        elif viewer is None or viewer == STREAM:
+            view = {}
+        else:
+            view = {"me": views.seat_secrets(state, viewer)}
+        view["you"] = viewer
+        view["video"] = self._video(viewer)
+        if viewer == HOST:
+            view["controls"] = controls(snapshot)
+            view["streaming"] = _streaming(snapshot)
+        if viewer == STREAM:
+            view["stream"] = stream_secrets(snapshot.stream)
+        return view
+
+    def _public_view(self) -> dict[str, Any]:
+        if self._public is None:
+            self._public = views.public_view(self.snapshot.state)
+        return self._public
+
+    def _table_meta(self) -> dict[str, Any]:
+        """The table's own keys (timer, names, who is connected, whose speech, the end),
+        the same for every viewer."""
+        if self._meta is not None:
+            return self._meta
+        snapshot = self.snapshot
+        settings = snapshot.settings
+        remaining = snapshot.timer_remaining
+        self._meta = {
+            "table": {
+                "id": snapshot.table_id,
+                "version": snapshot.version,
+                "language": settings.language,
+                "seats": settings.seats,
+                "names": [settings.name_of(seat) for seat in range(1, settings.seats + 1)],
+                "present": sorted(snapshot.present),
+                "connected": self._connected,
+                "paused": snapshot.paused,
+            },
+            "clock": None
+            if snapshot.timer_id is None
+            else {
+                "timer": snapshot.timer_id,
+                "remaining": None if remaining is None else round(remaining, 1),
+                "running": not snapshot.paused,
+            },
+            "speaking": _speaking(snapshot.state),
+            # The end screen (plugin.host.ending): the same for everyone, and only once the
+            # game is over, so no role, check or best move reaches a page before the end.
+            "end": snapshot.ending if snapshot.state.over else None,
         }
-    )
-    view["you"] = viewer
-    view["speaking"] = _speaking(snapshot.state)
-    view["video"] = _video(snapshot.state, viewer, settings.seats)
-    if viewer == HOST:
-        view["controls"] = controls(snapshot)
-        view["streaming"] = _streaming(snapshot)
-    if viewer == STREAM:
-        view["stream"] = stream_secrets(snapshot.stream)
-    # The end screen (plugin.host.ending): the same for everyone, and only once the game
-    # is over, so no role, check or best move reaches a page before the end.
-    view["end"] = snapshot.ending if snapshot.state.over else None
-    return view
+        return self._meta
+
+    def _video(self, viewer: Viewer) -> dict[str, Any]:
+        """`awake`: whether the viewer may send and show his own camera now; `peers`: whom
+        he may exchange video with now (seats, then "host"); `spectators`: whether he sends
+        his camera to the spectators now. Spectators only receive, and only by day (at the
+        black team's meeting their faces would tell who is black): plugin.web.video's relay."""
+        state, seats = self.snapshot.state, self.snapshot.settings.seats
+        day = state.phase not in NIGHT_PHASES
+        if viewer is None or viewer == STREAM:
+            everyone: list[int | str] = [*range(1, seats + 1), HOST]
+            return {"awake": False, "peers": everyone if day else [], "spectators": False}
+        if self._black is None:
+            self._black = sight.black_seats(state)
+        return {
+            "awake": sight.awake(state.phase, viewer, self._black),
+            "peers": sight.video_peers(state.phase, viewer, self._black, seats),
+            "spectators": day,
+        }
 
 
 def _streaming(snapshot: Snapshot) -> dict[str, Any]:
@@ -142,28 +217,3 @@ def _speaking(state: GameState) -> dict[str, Any]:
     """`speaker`: whose speech runs now (None outside a speech); `seats`: who may speak
     now (the open microphones)."""
     return {"speaker": sight.speech_of(state), "seats": sorted(state.speakers)}
-
-
-def _video(state: GameState, viewer: Viewer, seats: int) -> dict[str, Any]:
-    """`awake`: whether the viewer may send and show his own camera now; `peers`: whom he
-    may exchange video with now (seats, then "host"); `spectators`: whether he sends his
-    camera to the spectators now. Spectators only receive, and only by day (at the black
-    team's meeting their faces would tell who is black): plugin.web.video's relay."""
-    day = state.phase not in NIGHT_PHASES
-    if viewer is None or viewer == STREAM:
-        everyone: list[int | str] = [*range(1, seats + 1), HOST]
-        return {"awake": False, "peers": everyone if day else [], "spectators": False}
-    black = sight.black_seats(state)
-    return {
-        "awake": sight.awake(state.phase, viewer, black),
-        "peers": sight.video_peers(state.phase, viewer, black, seats),
-        "spectators": day,
-    }
-
-
-def _engine_view(state: Any, viewer: Viewer) -> dict[str, Any]:
-    if viewer == "host":
-        return views.host_view(state)
-    if viewer is None or viewer == STREAM:
-        return views.public_view(state)
-    return views.seat_view(state, viewer)

@@ -84,8 +84,13 @@ def _vote_view(s: GameState) -> dict[str, Any] | None:
 
 def seat_view(state: GameState, seat: int) -> dict[str, Any]:
     """What the player in `seat` may see: the public view plus his own secrets."""
+    return {**public_view(state), "me": seat_secrets(state, seat)}
+
+
+def seat_secrets(state: GameState, seat: int) -> dict[str, Any]:
+    """The `me` part of seat_view: the player's own role, team, results and actions (the
+    rest of his view is the public one, which a broadcast builds once for every seat)."""
     s = state
-    view = public_view(s)
     role = s.role(seat)
     mine: dict[str, Any] = {
         "seat": seat,
@@ -105,8 +110,7 @@ def seat_view(state: GameState, seat: int) -> dict[str, Any]:
             mine["shot"] = dict(s.nights[-1].shots).get(seat)
     if s.phase is Phase.SPEECH and s.speaker == seat and s.days:
         mine["may_nominate"] = not any(by == seat for by, _ in s.days[-1].nominations)
-    view["me"] = mine
-    return view
+    return mine
 
 
 def _night_action(s: GameState, seat: int) -> str | None:
@@ -125,10 +129,11 @@ def _night_action(s: GameState, seat: int) -> str | None:
     return None
 
 
-def host_view(state: GameState) -> dict[str, Any]:
-    """Everything, for the live host's console."""
+def host_view(state: GameState, public: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Everything, for the live host's console (`public`: this state's public_view, when
+    the caller has built it already; it is not changed)."""
     s = state
-    view = public_view(s)
+    view = public_view(s) if public is None else dict(public)
     view["alive"] = sorted(s.alive)
     view["roles"] = (
         {str(seat): role for seat, role in enumerate(s.roles, start=1)} if s.roles else {}

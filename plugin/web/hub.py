@@ -1,7 +1,9 @@
 """The widget hub: every connected client of a table gets its own view after each change.
 
 Views are serialised once per broadcast and distinct viewer: two tabs of the same seat, or
-many spectators, share one encoding. Each connection has an outbox
+many spectators, share one encoding, and the part of the views every viewer but the host
+shares (the public state, the table's meta) is built and encoded once per broadcast
+(StateFrames). Each connection has an outbox
 drained by its own writer task, so one slow browser never holds up the table; a state
 still waiting in an outbox is replaced by a newer one (the newest state is all that
 matters), replies (acks and errors) are never dropped.
@@ -19,10 +21,10 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
 
+from plugin.host.commands import HOST
 from plugin.host.ports import Snapshot
-from plugin.host.views import Viewer, build_view
+from plugin.host.views import Viewer, ViewSet
 
 from . import protocol
 
@@ -112,8 +114,8 @@ class Hub:
     def __init__(self) -> None:
         self._connections: dict[str, set[Connection]] = {}
         self._latest: dict[str, Snapshot] = {}
-        # table -> viewer -> encoded state, valid for the latest snapshot and connection set
-        self._cache: dict[str, dict[Viewer, bytes]] = {}
+        # table -> its encoded states, valid for the latest snapshot and connection set
+        self._cache: dict[str, StateFrames] = {}
         self.encodings = 0  # views serialised so far (benches, tests of the cache)
         self._close_viewer_elsewhere: list[CloseViewer] = []
 
@@ -135,8 +137,8 @@ class Hub:
             return
         # Its own view, built from this moment's snapshot (the timer's time left now, not
         # at the table's last change); the others' cached views stay as they are.
-        view = build_view(snapshot, connection.viewer, self.connected_seats(table_id))
-        connection.push_state(protocol.encode_state(view))
+        frames = StateFrames(ViewSet(snapshot, self.connected_seats(table_id)))
+        connection.push_state(frames.encode(connection.viewer))
 
     async def detach(self, connection: Connection, snapshot: Snapshot | None) -> None:
         table_id = connection.table_id
@@ -203,12 +205,14 @@ class Hub:
         snapshot = self._latest.get(table_id)
         if snapshot is None:
             return None
-        views = self._cache.setdefault(table_id, {})
-        if viewer not in views:
-            view: dict[str, Any] = build_view(snapshot, viewer, self.connected_seats(table_id))
-            views[viewer] = protocol.encode_state(view)
-            self.encodings += 1
-        return views[viewer]
+        frames = self._cache.get(table_id)
+        if frames is None:
+            frames = StateFrames(ViewSet(snapshot, self.connected_seats(table_id)))
+            self._cache[table_id] = frames
+        before = frames.encodings
+        data = frames.encode(viewer)
+        self.encodings += frames.encodings - before
+        return data
 
     def _broadcast(self, table_id: str) -> None:
         self._cache.pop(table_id, None)  # a new snapshot or connection set: new views
@@ -216,3 +220,28 @@ class Hub:
             data = self.view_bytes(table_id, connection.viewer)
             if data is not None:
                 connection.push_state(data)
+
+
+class StateFrames:
+    """The state messages of one broadcast, one per distinct viewer, each encoded once;
+    the keys every viewer but the host shares (ViewSet.shared) are encoded once for all of
+    them, and each message is that head and the viewer's own keys."""
+
+    def __init__(self, views: ViewSet) -> None:
+        self.views = views
+        self._head: bytes | None = None
+        self._frames: dict[Viewer, bytes] = {}
+        self.encodings = 0  # viewers' messages encoded (Hub.encodings)
+
+    def encode(self, viewer: Viewer) -> bytes:
+        data = self._frames.get(viewer)
+        if data is None:
+            if viewer == HOST:
+                data = protocol.encode_state(self.views.own(viewer))
+            else:
+                if self._head is None:
+                    self._head = protocol.encode_state_head(self.views.shared())
+                data = protocol.encode_state_tail(self._head, self.views.own(viewer))
+            self._frames[viewer] = data
+            self.encodings += 1
+        return data

@@ -215,3 +215,16 @@ def encode_moved(table: str, token: str) -> bytes:
 
 def encode_state(view: dict[str, Any]) -> bytes:
     return _encoder.encode({"type": "state", "v": VERSION, **view})
+
+
+def encode_state_head(shared: dict[str, Any]) -> bytes:
+    """The start of every state message that carries `shared` (a broadcast's keys common
+    to its viewers, plugin.host.views.ViewSet.shared), for encode_state_tail."""
+    return _encoder.encode({"type": "state", "v": VERSION, **shared})[:-1]
+
+
+def encode_state_tail(head: bytes, own: dict[str, Any]) -> bytes:
+    """encode_state({**shared, **own}) from encode_state_head(shared): only `own` is
+    encoded. `own` has at least one key and none of `shared`'s (a JSON object must not
+    repeat a key)."""
+    return head + b"," + _encoder.encode(own)[1:]
