@@ -31,7 +31,7 @@ from typing import Any
 import av
 import numpy as np
 
-from .audio import FRAME_SAMPLES, FRAME_SECONDS, SILENT_FRAME, assemble
+from .audio import FRAME_SAMPLES, FRAME_SECONDS, SILENT_FRAME, Spliced
 from .listeners import Closed, Listener
 from .pack import PackError, VoicePack, find
 from .phrases import Catalogue, Fragment
@@ -83,7 +83,7 @@ LATENESS = Lateness()
 class _Phrase:
     key: str
     urgent: bool
-    pcm: np.ndarray | None = None  # None while it is being synthesised
+    pcm: Spliced | None = None  # None while it is being synthesised
     failed: bool = False
     position: int = 0
     first_frame: int = field(default=-1)  # the clock index its first frame went out on
@@ -172,7 +172,7 @@ class Announcer:
         phrase = _Phrase(key=key, urgent=urgent)
         cached = self.speech.cached(fragments)
         if all(pcm is not None for pcm in cached):
-            phrase.pcm = assemble([f.text for f in fragments], cached)  # type: ignore[arg-type]
+            phrase.pcm = Spliced([f.text for f in fragments], cached)  # type: ignore[arg-type]
         else:
             self._spawn(self._render(phrase, fragments))
         if urgent:
@@ -348,13 +348,10 @@ class Announcer:
         if phrase.position == 0:
             phrase.first_frame = index
             self.spoken.append((phrase.key, index))
-        samples = phrase.pcm[phrase.position : phrase.position + FRAME_SAMPLES]
+        samples = phrase.pcm.frame(phrase.position)
         phrase.position += FRAME_SAMPLES
         if phrase.position >= len(phrase.pcm):
             self._current = None
-        if len(samples) < FRAME_SAMPLES:
-            samples = np.concatenate([samples, np.zeros(FRAME_SAMPLES - len(samples), np.int16)])
-        samples.flags.writeable = False
         return samples
 
     async def _render(self, phrase: _Phrase, fragments: list[Fragment]) -> None:
@@ -364,7 +361,7 @@ class Announcer:
             log.exception("could not synthesise %r; skipping it", phrase.key)
             phrase.failed = True
             return
-        phrase.pcm = assemble([f.text for f in fragments], pcms)
+        phrase.pcm = Spliced([f.text for f in fragments], pcms)
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)

@@ -6,6 +6,7 @@ Everything downstream (tracks, LiveKit, WAV files) takes 48 kHz mono signed 16-b
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 
 import av
@@ -67,6 +68,48 @@ def assemble(chunks: Sequence[str], pcms: Sequence[np.ndarray]) -> np.ndarray:
     out = np.concatenate(parts)
     out.flags.writeable = False
     return out
+
+
+class Spliced:
+    """One phrase as `assemble` would make it, without copying it: its chunks' PCM (kept
+    read-only in the caches) and the silences between them, read a frame at a time. A
+    table's announcer starts a phrase at every step of the game; assembling each one copied
+    seconds of audio on the event loop that every table and socket of the server shares."""
+
+    __slots__ = ("_parts", "_starts", "length")
+
+    def __init__(self, chunks: Sequence[str], pcms: Sequence[np.ndarray]) -> None:
+        # Each part: (first sample, PCM or None for that many samples of silence, length).
+        self._parts: list[tuple[int, np.ndarray | None, int]] = []
+        at = 0
+        for i, (chunk, pcm) in enumerate(zip(chunks, pcms, strict=True)):
+            self._parts.append((at, pcm, len(pcm)))
+            at += len(pcm)
+            if i < len(chunks) - 1:
+                pause = pause_after(chunk)
+                self._parts.append((at, None, pause))
+                at += pause
+        tail = SAMPLE_RATE * TAIL_MS // 1000
+        self._parts.append((at, None, tail))
+        self.length = at + tail
+        self._starts = [start for start, _, _ in self._parts]
+
+    def __len__(self) -> int:
+        return self.length
+
+    def frame(self, position: int) -> np.ndarray:
+        """The FRAME_SAMPLES samples from `position` on (silence past the end), read-only."""
+        out = np.zeros(FRAME_SAMPLES, np.int16)
+        first, end = position, min(position + FRAME_SAMPLES, self.length)
+        index = max(0, bisect_right(self._starts, position) - 1)
+        while position < end:
+            start, pcm, length = self._parts[index]
+            stop = min(end, start + length)
+            if pcm is not None and stop > position:
+                out[position - first : stop - first] = pcm[position - start : stop - start]
+            position, index = max(position, stop), index + 1
+        out.flags.writeable = False
+        return out
 
 
 def frames(pcm: np.ndarray) -> list[np.ndarray]:
