@@ -235,7 +235,6 @@ class PostgresLog(GroupCommit):
         self._reads_refused_until = 0.0
         self._held: dict[str, int] = {}  # table id -> the epoch of the lease held here
         self._start_group_commit()
-        self._client_ids: dict[str, dict[str, int]] = {}
         self._fenced: Callable[[str], None] = lambda table_id: None
         self._write_db: psycopg.Connection[Any] | None = None
         self._read_db: psycopg.Connection[Any] | None = None
@@ -348,16 +347,15 @@ class PostgresLog(GroupCommit):
         self._after([row], [outcome])
         if isinstance(outcome, Exception):
             raise outcome
+        self._remember_client_id(table_id, client_id, seq)
         return seq
 
     def _after(self, rows: list[Row], outcomes: list[int | Exception]) -> None:
-        """On the loop: remember the client ids written; drop the tables fenced out."""
+        """On the loop: drop the tables fenced out."""
         dropped: set[str] = set()
         for row, outcome in zip(rows, outcomes, strict=True):
             if isinstance(outcome, Fenced | _Uncertain):
                 dropped.add(row[0])
-            elif not isinstance(outcome, Exception) and row[5] is not None:
-                self._client_ids.setdefault(row[0], {})[row[5]] = outcome
         for table_id in dropped:
             self._forget(table_id)
             self._fenced(table_id)
@@ -396,17 +394,12 @@ class PostgresLog(GroupCommit):
         logger.warning("table %s: fenced out, another server holds its lease now", table_id)
         return Fenced(f"table {table_id} is hosted by another server now")
 
-    def find_client_id(self, table_id: str, client_id: str) -> int | None:
-        """The sequence number of the input sent with this client message id, if any (read
-        once per table, then kept in memory)."""
-        known = self._client_ids.get(table_id)
-        if known is None:
-            rows = self._read(
-                "SELECT client_id, seq FROM events WHERE table_id = %s AND client_id IS NOT NULL",
-                (table_id,),
-            )
-            known = self._client_ids[table_id] = {key: int(seq) for key, seq in rows}
-        return known.get(client_id)
+    def _load_client_ids(self, table_id: str) -> dict[str, int]:
+        rows = self._read(
+            "SELECT client_id, seq FROM events WHERE table_id = %s AND client_id IS NOT NULL",
+            (table_id,),
+        )
+        return {key: int(seq) for key, seq in rows}
 
     def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]:
         query = (
@@ -457,7 +450,7 @@ class PostgresLog(GroupCommit):
             raise
         self._next_seq[table_id] = undo_seq + 1
         if client_id is not None:
-            self._client_ids.setdefault(table_id, {})[client_id] = undo_seq
+            self._remember_client_id(table_id, client_id, undo_seq)
         return undo_seq
 
     # --- clocks --------------------------------------------------------------------------

@@ -162,16 +162,24 @@ class GroupCommit:
     transaction is on its way share the next one. Each committer gets its sequence number
     once its row is durable, or the reason it was refused. A log supplies `_seq` (the
     table's next sequence number), `_insert` (rows in one transaction, on the writer
-    thread) and, if it must look at the outcomes on the loop, `_after`."""
+    thread), `_load_client_ids` (a table's client message ids and their sequence numbers)
+    and, if it must look at the outcomes on the loop, `_after`.
+
+    `find_client_id` reads a table's client ids once, then keeps them in memory and adds
+    every one committed since: a table looks up each client message before it commits it,
+    and a query per message on the loop every table shares was a part of every vote's
+    latency."""
 
     _writer: ThreadPoolExecutor
     _next_seq: dict[str, int]
+    _client_ids: dict[str, dict[str, int]]  # table id -> client id -> seq (tables read)
     _batch: list[tuple[Row, asyncio.Future[int]]]
     _draining: asyncio.Task[None] | None
     _closed: bool
 
     def _start_group_commit(self) -> None:
         self._next_seq = {}
+        self._client_ids = {}
         self._batch = []
         self._draining = None
         self._closed = False
@@ -182,8 +190,25 @@ class GroupCommit:
     def _insert(self, rows: list[Row]) -> list[int | Exception]:
         raise NotImplementedError
 
+    def _load_client_ids(self, table_id: str) -> dict[str, int]:
+        raise NotImplementedError
+
     def _after(self, rows: list[Row], outcomes: list[int | Exception]) -> None:
         """On the loop, once a transaction's outcomes are known (before the committers)."""
+
+    def find_client_id(self, table_id: str, client_id: str) -> int | None:
+        """The sequence number of the input sent with this client message id, if any."""
+        known = self._client_ids.get(table_id)
+        if known is None:
+            known = self._client_ids[table_id] = self._load_client_ids(table_id)
+        return known.get(client_id)
+
+    def _remember_client_id(self, table_id: str, client_id: str | None, seq: int) -> None:
+        """A row with `client_id` is durable: add it to the table's ids, if they were read
+        (if not, reading them will find it)."""
+        known = self._client_ids.get(table_id)
+        if known is not None and client_id is not None:
+            known[client_id] = seq
 
     async def commit(
         self,
@@ -219,6 +244,9 @@ class GroupCommit:
                         if not future.done():
                             future.set_exception(RuntimeError(f"the event log failed: {error}"))
                     raise
+                for row, outcome in zip(rows, outcomes, strict=True):
+                    if not isinstance(outcome, Exception):
+                        self._remember_client_id(row[0], row[5], outcome)
                 self._after(rows, outcomes)
                 _settle(batch, outcomes)
         finally:
@@ -352,6 +380,7 @@ class EventLog(GroupCommit):
         row = (table_id, seq, encode_json(record), time.time(), source, client_id)
         self._wait_for_writer(self._in_transaction, lambda db: db.execute(INSERT, row))
         self._next_seq[table_id] = seq + 1
+        self._remember_client_id(table_id, client_id, seq)
         return seq
 
     def _insert(self, rows: list[Row]) -> list[int | Exception]:
@@ -372,12 +401,12 @@ class EventLog(GroupCommit):
             return error
         return row[1]
 
-    def find_client_id(self, table_id: str, client_id: str) -> int | None:
-        """The sequence number of the input sent with this client message id, if any."""
-        row = self._db.execute(
-            "SELECT seq FROM events WHERE table_id = ? AND client_id = ?", (table_id, client_id)
-        ).fetchone()
-        return None if row is None else int(row[0])
+    def _load_client_ids(self, table_id: str) -> dict[str, int]:
+        rows = self._db.execute(
+            "SELECT client_id, seq FROM events WHERE table_id = ? AND client_id IS NOT NULL",
+            (table_id,),
+        )
+        return {key: int(seq) for key, seq in rows}
 
     def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]:
         query = (
@@ -420,6 +449,7 @@ class EventLog(GroupCommit):
 
         self._wait_for_writer(self._in_transaction, write)
         self._next_seq[table_id] = undo_seq + 1
+        self._remember_client_id(table_id, client_id, undo_seq)
         return undo_seq
 
     # --- clocks --------------------------------------------------------------------------

@@ -191,3 +191,28 @@ async def test_creating_and_archiving_a_table_never_hold_up_the_loop(
     again = open_log_at()
     assert again.is_archived("t1") and again.table_settings("t1") == {"seats": 10}
     again.close()
+
+
+async def test_client_ids_committed_after_the_table_was_read_are_found(
+    open_log_at: OpenLog,
+) -> None:
+    """The ids are read once per table and kept in memory: every id committed since (by a
+    group commit, an append, an undo) must be found too, or a retried vote counts twice."""
+    log = open_log_at()
+    log.create_table("t1", {})
+    log.append("t1", {"type": "a"}, source="1", client_id="1/before")
+    assert log.find_client_id("t1", "1/nothing") is None  # the table's ids are read now
+    seqs = await asyncio.gather(
+        *(log.commit("t1", {"type": "v"}, source=str(n), client_id=f"{n}/v") for n in (2, 3, 4))
+    )
+    log.append("t1", {"type": "b"}, source="5", client_id="5/b")
+    undo = log.mark_undone("t1", 1, undo_record={"type": "undo"}, source="host", client_id="h/u")
+    found = {key: log.find_client_id("t1", key) for key in ("2/v", "3/v", "4/v", "5/b", "h/u")}
+    assert found == {"2/v": seqs[0], "3/v": seqs[1], "4/v": seqs[2], "5/b": 5, "h/u": undo}
+    assert log.find_client_id("t1", "1/before") == 1  # undone, still known: applied once
+    with pytest.raises(DUPLICATE):
+        await log.commit("t1", {"type": "v"}, source="2", client_id="2/v")
+    log.close()
+    again = open_log_at()
+    assert {key: again.find_client_id("t1", key) for key in found} == found
+    again.close()
