@@ -99,9 +99,15 @@ class Spliced:
 
     def frame(self, position: int) -> np.ndarray:
         """The FRAME_SAMPLES samples from `position` on (silence past the end), read-only."""
+        index = max(0, bisect_right(self._starts, position) - 1)
+        start, pcm, length = self._parts[index]
+        if position + FRAME_SAMPLES <= start + length:  # within one part: no copy
+            if pcm is None:
+                return SILENT_FRAME
+            if not pcm.flags.writeable:
+                return pcm[position - start : position - start + FRAME_SAMPLES]
         out = np.zeros(FRAME_SAMPLES, np.int16)
         first, end = position, min(position + FRAME_SAMPLES, self.length)
-        index = max(0, bisect_right(self._starts, position) - 1)
         while position < end:
             start, pcm, length = self._parts[index]
             stop = min(end, start + length)
