@@ -124,10 +124,22 @@ async def test_group_commit_shares_a_transaction_and_survives_a_bad_row(
     log.append("t1", {"type": "first"}, source="1", client_id="1/dup")
     batches: list[int] = []
     insert = log._insert  # type: ignore[attr-defined]
-    log._insert = lambda rows: (batches.append(len(rows)), insert(rows))[1]  # type: ignore[attr-defined]
-    release = _hold_the_writer(log)
+    writing, release = threading.Event(), threading.Event()
+
+    def held_insert(rows: list[object]) -> object:
+        batches.append(len(rows))
+        if len(batches) == 1:  # the first transaction stays on its way
+            writing.set()
+            assert release.wait(10), "the test never released the writer"
+        return insert(rows)
+
+    log._insert = held_insert  # type: ignore[attr-defined]
     first = asyncio.create_task(log.commit("t1", {"type": "a"}, source="1"))
-    await asyncio.sleep(0.05)  # the first batch is waiting for the writer
+    for _ in range(500):
+        if writing.is_set():
+            break
+        await asyncio.sleep(0.01)
+    assert writing.is_set(), "the first row never reached the writer"
     later = [
         asyncio.create_task(log.commit("t2", {"type": "b"}, source="2")),
         asyncio.create_task(log.commit("t1", {"type": "again"}, source="1", client_id="1/dup")),
@@ -216,3 +228,69 @@ async def test_client_ids_committed_after_the_table_was_read_are_found(
     again = open_log_at()
     assert {key: again.find_client_id("t1", key) for key in found} == found
     again.close()
+
+
+async def test_rows_queued_while_the_writer_is_busy_elsewhere_share_one_transaction(
+    open_log_at: OpenLog,
+) -> None:
+    """A write job that waits in the writer's queue takes every row queued by the time it
+    starts: the inputs of many tables that come while the writer does something else (a
+    clock save, a table's creation) share one transaction, in the order they came."""
+    log = open_log_at()
+    for table_id in ("t1", "t2", "t3"):
+        log.create_table(table_id, {})
+    batches: list[int] = []
+    insert = log._insert  # type: ignore[attr-defined]
+    log._insert = lambda rows: (batches.append(len(rows)), insert(rows))[1]  # type: ignore[attr-defined]
+    release = _hold_the_writer(log)
+    commits = [
+        asyncio.create_task(log.commit(table_id, {"type": f"x{n}"}, source="1"))
+        for n in range(3)
+        for table_id in ("t1", "t2", "t3")
+    ]
+    await asyncio.sleep(0.05)
+    assert not any(c.done() for c in commits) and batches == []
+    release.set()
+    results = await asyncio.wait_for(asyncio.gather(*commits), 10)
+    assert batches == [9]
+    assert results == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    log.close()
+    again = open_log_at()
+    assert [e.record["type"] for e in again.entries("t2")] == ["x0", "x1", "x2"]
+    again.close()
+
+
+async def test_the_next_transaction_does_not_wait_for_the_event_loop(
+    open_log_at: OpenLog,
+) -> None:
+    """The writer goes on to the rows queued during a transaction as soon as it is done,
+    even while the event loop is busy (under load a turn of the loop takes milliseconds,
+    and every vote waited for one between two transactions)."""
+    log = open_log_at()
+    log.create_table("t1", {})
+    log.create_table("t2", {})
+    started = [threading.Event(), threading.Event()]
+    release = threading.Event()
+    insert = log._insert  # type: ignore[attr-defined]
+
+    def held_insert(rows: list[object]) -> object:
+        calls = sum(event.is_set() for event in started)
+        if calls < len(started):
+            started[calls].set()
+        if calls == 0:
+            assert release.wait(10), "the test never released the writer"
+        return insert(rows)
+
+    log._insert = held_insert  # type: ignore[attr-defined]
+    first = asyncio.create_task(log.commit("t1", {"type": "a"}, source="1"))
+    for _ in range(500):
+        if started[0].is_set():
+            break
+        await asyncio.sleep(0.01)
+    second = asyncio.create_task(log.commit("t2", {"type": "b"}, source="2"))
+    await asyncio.sleep(0.01)  # its row is queued while the first is being written
+    release.set()
+    # The loop is held here, on its own thread, until the second transaction has begun.
+    assert started[1].wait(5), "the second transaction waited for a turn of the event loop"
+    assert await asyncio.wait_for(asyncio.gather(first, second), 10) == [1, 1]
+    log.close()
