@@ -43,7 +43,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,6 +154,7 @@ INSERT = (
     "INSERT INTO events (table_id, seq, record, wall, source, client_id) VALUES (?, ?, ?, ?, ?, ?)"
 )
 Row = tuple[str, int, str, float, str, str | None]
+Queued = tuple[list[Row], "asyncio.Future[list[int | Exception]]"]  # one committer's rows
 
 
 class GroupCommit:
@@ -185,7 +186,7 @@ class GroupCommit:
     _writer: ThreadPoolExecutor
     _next_seq: dict[str, int]
     _client_ids: dict[str, dict[str, int]]  # table id -> client id -> seq (tables read)
-    _queued: list[tuple[Row, asyncio.Future[int]]]  # rows no write job has taken yet
+    _queued: list[Queued]  # rows no write job has taken yet, with their committer
     _queued_lock: threading.Lock
     _job_waiting: bool  # a write job is in the writer's queue and has not taken rows yet
     _closed: bool
@@ -235,15 +236,31 @@ class GroupCommit:
         """Queue one accepted input for the writer; return its sequence number once it is
         durable, so the caller still acts only on committed input. Every input committed
         while the writer is busy (many tables at once) shares its next transaction."""
+        (outcome,) = await self.commit_many(table_id, [(record, source, client_id)])
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def commit_many(
+        self, table_id: str, inputs: Sequence[tuple[dict[str, Any], str, str | None]]
+    ) -> list[int | Exception]:
+        """`commit` for a table's inputs taken together (record, source, client id), in
+        order and in one transaction: each one's sequence number once durable, or the
+        reason it was refused. They wait for one answer, not one each: every answer is a
+        turn of the event loop, and a round's ballots come at once."""
         if self._closed:
             raise RuntimeError("the event log is closed")
-        seq = self._seq(table_id)
-        self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
-        row = (table_id, seq, encode_json(record), time.time(), source, client_id)
+        if not inputs:
+            return []
+        rows: list[Row] = []
+        for record, source, client_id in inputs:
+            seq = self._seq(table_id)
+            self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
+            rows.append((table_id, seq, encode_json(record), time.time(), source, client_id))
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[int] = loop.create_future()
+        future: asyncio.Future[list[int | Exception]] = loop.create_future()
         with self._queued_lock:
-            self._queued.append((row, future))
+            self._queued.append((rows, future))
             submit, self._job_waiting = not self._job_waiting, True
         if submit:
             try:
@@ -263,32 +280,37 @@ class GroupCommit:
             self._job_waiting = False
         if not batch:  # close() wrote them itself
             return
+        rows = [row for rows, _ in batch for row in rows]
         try:
-            outcomes = self._insert([row for row, _ in batch])
+            outcomes = self._insert(rows)
         except Exception as error:  # a bug in _insert: every committer hears of it
             failure = RuntimeError(f"the event log failed: {error}")
-            outcomes = [failure for _ in batch]
+            outcomes = [failure for _ in rows]
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits now
-            loop.call_soon_threadsafe(self._written, batch, outcomes)
+            loop.call_soon_threadsafe(self._written, batch, rows, outcomes)
 
     def _written(
-        self, batch: list[tuple[Row, asyncio.Future[int]]], outcomes: list[int | Exception]
+        self, batch: list[Queued], rows: list[Row], outcomes: list[int | Exception]
     ) -> None:
         """On the loop: a transaction's outcomes; remember its client ids, then answer."""
-        rows = [row for row, _ in batch]
         for row, outcome in zip(rows, outcomes, strict=True):
             if not isinstance(outcome, Exception):
                 self._remember_client_id(row[0], row[5], outcome)
         self._after(rows, outcomes)
-        _settle(batch, outcomes)
+        at = 0
+        for queued, future in batch:
+            if not future.done():  # (a committer that went away: its rows are written)
+                future.set_result(outcomes[at : at + len(queued)])
+            at += len(queued)
 
     def _write_queued(self) -> None:
         """At close: write what is still queued (inputs committed in this very turn of the
         loop) and answer their committers."""
         with self._queued_lock:
             batch, self._queued = self._queued, []
-        if batch:
-            self._written(batch, self._wait_for_writer(self._insert, [row for row, _ in batch]))
+        rows = [row for rows, _ in batch for row in rows]
+        if rows:
+            self._written(batch, rows, self._wait_for_writer(self._insert, rows))
 
     def _wait_for_writer(self, function: Callable[..., T], *args: Any) -> T:
         """Run `function` on the writer thread after everything queued before it; wait."""
@@ -603,17 +625,6 @@ def _create_private(path: Path) -> None:
             ) from None
         return
     os.close(fd)
-
-
-def _settle(batch: list[tuple[Row, asyncio.Future[int]]], outcomes: list[int | Exception]) -> None:
-    """Answer each committer: its sequence number, or why its row was refused."""
-    for (_, future), outcome in zip(batch, outcomes, strict=True):
-        if future.done():
-            continue  # the committer went away (cancelled); the row is written all the same
-        if isinstance(outcome, Exception):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
 
 
 def done_future() -> Future[None]:

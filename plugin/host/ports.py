@@ -8,7 +8,7 @@ implementations: the assembly (`plugin.server`) plugs them in.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -141,6 +141,12 @@ class Log(Protocol):
     async def commit(
         self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None
     ) -> int: ...
+    async def commit_many(
+        self, table_id: str, inputs: Sequence[tuple[dict[str, Any], str, str | None]]
+    ) -> list[int | Exception]:
+        """`commit` for inputs taken together (record, source, client id), in order, in
+        one transaction: each one's sequence number, or why it was refused."""
+
     def find_client_id(self, table_id: str, client_id: str) -> int | None: ...
     def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]: ...
     def mark_undone(

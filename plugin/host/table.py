@@ -361,15 +361,14 @@ class Table:
             accepted.append((index, event, effects, key, sender))
             outcomes.append(None)
         if accepted:
-            commits = [
-                asyncio.ensure_future(
-                    self.log.commit(
-                        self.id, to_record(event), source=source_of(sender), client_id=key
-                    )
-                )
-                for _, event, _, key, sender in accepted
-            ]  # created in order, so their sequence numbers follow the order applied
-            results = await asyncio.gather(*commits, return_exceptions=True)
+            inputs = [
+                (to_record(event), source_of(sender), key) for _, event, _, key, sender in accepted
+            ]  # in order, so their sequence numbers follow the order applied
+            results: list[int | BaseException]
+            try:
+                results = list(await self.log.commit_many(self.id, inputs))
+            except Exception as error:  # the log is closed: nothing was written
+                results = [error for _ in inputs]
             failures = [r for r in results if isinstance(r, BaseException)]
             if failures and len(failures) < len(results):
                 # Some inputs are durable and some are not (never seen: a batch shares one

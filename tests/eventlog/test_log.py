@@ -294,3 +294,25 @@ async def test_the_next_transaction_does_not_wait_for_the_event_loop(
     assert started[1].wait(5), "the second transaction waited for a turn of the event loop"
     assert await asyncio.wait_for(asyncio.gather(first, second), 10) == [1, 1]
     log.close()
+
+
+async def test_commit_many_answers_each_input_of_a_table_in_order(open_log_at: OpenLog) -> None:
+    """A table's inputs taken together (a round's ballots) go in one call: each gets its
+    own sequence number, in order, or its own refusal; a bad one sinks no other."""
+    log = open_log_at()
+    log.create_table("t1", {})
+    log.append("t1", {"type": "first"}, source="1", client_id="1/dup")
+    inputs = [
+        ({"type": "v", "n": 1}, "2", "2/a"),
+        ({"type": "v", "n": 2}, "3", "1/dup"),  # this id is taken: refused alone
+        ({"type": "v", "n": 3}, "4", None),
+    ]
+    outcomes = await asyncio.wait_for(log.commit_many("t1", inputs), 10)
+    assert outcomes[0] == 2 and outcomes[2] == 4
+    assert isinstance(outcomes[1], DUPLICATE)
+    assert log.find_client_id("t1", "2/a") == 2
+    assert await log.commit_many("t1", []) == []
+    log.close()
+    again = open_log_at()
+    assert [(e.seq, e.record.get("n")) for e in again.entries("t1")] == [(1, None), (2, 1), (4, 3)]
+    again.close()
