@@ -292,16 +292,19 @@ class GroupCommit:
     def _written(
         self, batch: list[Queued], rows: list[Row], outcomes: list[int | Exception]
     ) -> None:
-        """On the loop: a transaction's outcomes; remember its client ids, then answer."""
-        for row, outcome in zip(rows, outcomes, strict=True):
-            if not isinstance(outcome, Exception):
-                self._remember_client_id(row[0], row[5], outcome)
-        self._after(rows, outcomes)
-        at = 0
-        for queued, future in batch:
-            if not future.done():  # (a committer that went away: its rows are written)
-                future.set_result(outcomes[at : at + len(queued)])
-            at += len(queued)
+        """On the loop: a transaction's outcomes; remember its client ids, then answer
+        (whatever happens before: a committer left without its answer would wait forever)."""
+        try:
+            for row, outcome in zip(rows, outcomes, strict=True):
+                if not isinstance(outcome, Exception):
+                    self._remember_client_id(row[0], row[5], outcome)
+            self._after(rows, outcomes)
+        finally:
+            at = 0
+            for queued, future in batch:
+                if not future.done():  # (a committer that went away: its rows are written)
+                    future.set_result(outcomes[at : at + len(queued)])
+                at += len(queued)
 
     def _write_queued(self) -> None:
         """At close: write what is still queued (inputs committed in this very turn of the

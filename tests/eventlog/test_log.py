@@ -316,3 +316,28 @@ async def test_commit_many_answers_each_input_of_a_table_in_order(open_log_at: O
     again = open_log_at()
     assert [(e.seq, e.record.get("n")) for e in again.entries("t1")] == [(1, None), (2, 1), (4, 3)]
     again.close()
+
+
+async def test_a_failure_after_a_write_still_answers_every_committer(
+    open_log_at: OpenLog,
+) -> None:
+    """What the log does on the loop once a transaction is written (remember the client
+    ids, see who was fenced) must never leave a committer without its answer: a table
+    waiting for one forever would stop taking inputs."""
+    log = open_log_at()
+    log.create_table("t1", {})
+
+    def broken_after(rows: object, outcomes: object) -> None:
+        raise RuntimeError("a bug after the write")
+
+    log._after = broken_after  # type: ignore[attr-defined]
+    loop = asyncio.get_running_loop()
+    handled: list[object] = []
+    loop.set_exception_handler(lambda _, context: handled.append(context.get("exception")))
+    try:
+        seq = await asyncio.wait_for(log.commit("t1", {"type": "a"}, source="1"), 5)
+    finally:
+        loop.set_exception_handler(None)
+    assert seq == 1
+    assert any(isinstance(e, RuntimeError) for e in handled)  # and it is reported
+    log.close()
