@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from plugin.rules import Event, guards, sight, views
 from plugin.rules import events as ev
-from plugin.rules.legal import always_legal
+from plugin.rules.legal import always_legal_for_the_table
 from plugin.rules.machine import accepts
 from plugin.rules.modes import Choice
 from plugin.rules.state import NIGHT_PHASES, GameState, Phase
@@ -188,7 +188,7 @@ def _host_events(state: GameState) -> set[Event]:
     transition table's `accepts` and the handlers' own guards), for the kinds a console
     command may become; not the whole of `legal_actions`, which enumerates every ballot."""
     s = state
-    legal: set[Event] = set(always_legal(s))
+    legal: set[Event] = set(always_legal_for_the_table(s))  # the console's kinds name no seat
     if s.phase is Phase.LOBBY:
         legal.add(ev.StartGame())
     if accepts(s, ev.SetManual):  # in the lobby too, which always_legal leaves out

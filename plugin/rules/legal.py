@@ -83,6 +83,13 @@ def always_legal(state: GameState) -> list[ev.Event]:
         *(ev.Foul(seat=seat) for seat in alive),
         *(ev.PlayerLeft(seat=seat) for seat in alive),
         *(ev.Disqualify(seat=seat) for seat in alive),
-        ev.SetManual(on=not state.manual),
-        ev.EndGame(winner=None),
+        *always_legal_for_the_table(state),
     ]
+
+
+def always_legal_for_the_table(state: GameState) -> list[ev.Event]:
+    """The part of always_legal that names no seat (the host's console asks for it at
+    every change, and has the seats' own corrections from the seats in the game)."""
+    if state.over or state.phase is Phase.LOBBY:
+        return []
+    return [ev.SetManual(on=not state.manual), ev.EndGame(winner=None)]
