@@ -66,6 +66,7 @@ from .limits import (
     MESSAGE_BURST,
     MESSAGES_PER_SECOND,
     RateLimit,
+    allow_connect,
     origin_allowed,
     origin_of,
 )
@@ -340,7 +341,7 @@ def _websocket_endpoint(server: Server) -> Callable[[WebSocket], Any]:
         client = websocket.client.host if websocket.client else ""
         seat = None if isinstance(grant, Watch) else grant.seat
         rate_key = (grant.table, WATCH, client) if seat is None else (grant.table, seat)
-        if not server.connects.allow(rate_key):
+        if not await allow_connect(server.connects, rate_key):
             message = "this seat connects too often; wait a few seconds"
             await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
             return

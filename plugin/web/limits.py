@@ -2,7 +2,11 @@
 origins a browser page may call from.
 
 A token bucket holds `burst` tokens and gains `rate` per second; each action takes one.
-A connect that finds the bucket empty is refused; a message waits for its token (the
+A connect that finds the bucket empty is refused, REFUSED_CONNECT_SECONDS later
+(allow_connect): a client that connects in a loop waits for each refusal, so four loops
+cost the server a few connects a second instead of hundreds (each one a handshake, a
+token check and a close on the loop every table shares), and an honest page that
+reconnects too fast would wait before trying again anyway. A message waits for its token (the
 server reads that seat's next message later, so a flood is slowed to the rate and costs
 the table nothing, and an honest client never notices). Buckets are kept per key (a
 table's seat) in a bounded map, so a client inventing keys cannot grow it.
@@ -10,6 +14,7 @@ table's seat) in a bounded map, so a client inventing keys cannot grow it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
@@ -19,6 +24,7 @@ from urllib.parse import urlsplit
 MESSAGES_PER_SECOND, MESSAGE_BURST = 20.0, 40  # a widget sends a few a second at most
 CONNECTS_PER_SECOND, CONNECT_BURST = 0.5, 10  # a reload or two, a flaky network
 CONNECTIONS_PER_SEAT = 4  # a phone, a laptop and a reload overlapping
+REFUSED_CONNECT_SECONDS = 1.0  # a connect over its rate hears so this much later
 MAX_KEYS = 10_000
 
 
@@ -45,6 +51,16 @@ class Bucket:
     def _refill(self, now: float) -> None:
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
+
+
+async def allow_connect(limit: RateLimit, key: Hashable) -> bool:
+    """Take a connect's token for `key`; without one, return False only after
+    REFUSED_CONNECT_SECONDS (the caller then refuses). The socket waiting meanwhile is one
+    of its address's capped connections."""
+    if limit.allow(key):
+        return True
+    await asyncio.sleep(REFUSED_CONNECT_SECONDS)
+    return False
 
 
 @dataclass(slots=True)

@@ -31,7 +31,7 @@ from plugin.signing import INVITE, TokenError
 
 from . import wire
 from .hub import Connection
-from .limits import RateLimit
+from .limits import RateLimit, allow_connect
 from .lobby import Lobby, LobbyError, device_hash
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ def _endpoint(server: Server) -> Callable[[WebSocket], Any]:
             return
         # A genuine token's table, per address: a flood of joins is cut off here.
         client = websocket.client.host if websocket.client else ""
-        if not server.lobbies.connects.allow((table_id, client)):
+        if not await allow_connect(server.lobbies.connects, (table_id, client)):
             message = "too many lobby connections from here; wait a few seconds"
             await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
             return

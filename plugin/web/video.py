@@ -53,7 +53,7 @@ from plugin.signing import TokenError, Watch
 
 from . import wire
 from .hub import CLOSE_ENDED
-from .limits import CONNECT_BURST, CONNECTS_PER_SECOND, RateLimit
+from .limits import CONNECT_BURST, CONNECTS_PER_SECOND, RateLimit, allow_connect
 
 if TYPE_CHECKING:
     from .app import Server
@@ -322,7 +322,7 @@ def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[B
         rate_key = (
             (admitted.table, SPECTATOR, client) if who == SPECTATOR else (admitted.table, who)
         )
-        if not relay.connects.allow(rate_key):
+        if not await allow_connect(relay.connects, rate_key):
             message = "this seat connects too often; wait a few seconds"
             await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
             return

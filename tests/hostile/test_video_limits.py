@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 
 from plugin.rules.state import Phase
 from plugin.testing import ServerProcess
+from plugin.web.limits import CONNECTS_PER_SECOND, REFUSED_CONNECT_SECONDS
 from plugin.web.video import (
     MAX_QUEUED,
     SIGNAL_BACKLOG,
@@ -71,13 +72,19 @@ def first_message(server: ServerProcess, token: str) -> tuple[dict[str, Any], in
 def test_a_seat_that_connects_to_video_in_a_loop_is_refused(server: ServerProcess) -> None:
     links = new_table(server)
     token = links["seats"][2]["token"]
-    refused = []
-    for _ in range(60):  # bounded: the outside check's 60 connects were all welcomed
+    refused, welcomed = [], 0
+    started = time.monotonic()
+    for _ in range(16):  # bounded: the outside check's 60 connects were all welcomed
         first, code = first_message(server, token)
         if first["type"] == "error":
             refused.append((first["error"], code))
+        else:
+            welcomed += 1
+    took = time.monotonic() - started
     assert refused and set(refused) == {("too_many_connects", CLOSE_TOO_MANY)}, refused
-    assert len(refused) >= 60 - 12  # the burst of 10, and the bucket's refill meanwhile
+    # The burst of 10 and the bucket's refill meanwhile; each refusal a second late.
+    assert welcomed <= 10 + CONNECTS_PER_SECOND * took + 1, (welcomed, took)
+    assert took >= 0.9 * REFUSED_CONNECT_SECONDS * len(refused), (took, len(refused))
     assert first_message(server, links["seats"][3]["token"])[0]["type"] == "welcome"
 
 

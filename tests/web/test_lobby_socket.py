@@ -260,7 +260,9 @@ def test_hostile_joins_are_refused_and_change_nothing(client: TestClient) -> Non
             lobby = open_lobby(stack, client, table, invite, device(100 + n))
             first = lobby.receive()
             codes.append(first.get("error"))
-        assert "too_many_connects" in codes
+            if codes[-1] == "too_many_connects":
+                break
+        assert codes[-1] == "too_many_connects", codes
         # ...and however many addresses, the lobby holds MAX_WAITING at most.
         server.lobbies.connects = RateLimit(1000.0, 1000)
         for n in range(MAX_WAITING + 3):
