@@ -6,17 +6,15 @@ from __future__ import annotations
 import dataclasses
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from plugin.host import views
-from plugin.host.game import new_game
-from plugin.host.settings import TableSettings
 from plugin.host.views import build_view
-from plugin.rules import apply, legal_actions
+from plugin.rules import apply
 from plugin.rules import events as ev
 from plugin.rules.legal import always_legal
 from plugin.rules.state import GameState
 
+from ..games import PRESETS, SEEDS, first_state, picks, played
 from .test_views import lobby, snapshot
 
 
@@ -60,26 +58,17 @@ def test_only_the_host_gets_controls() -> None:
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    preset=st.sampled_from(["classic", "online", "fiim"]),
-    seed=st.integers(min_value=0, max_value=10_000),
-    picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=10, max_size=200),
-)
+@given(preset=PRESETS, seed=SEEDS, choices=picks(min_size=10, max_size=200))
 def test_the_consoles_engine_controls_need_no_seats_events(
-    preset: str, seed: int, picks: list[int]
+    preset: str, seed: int, choices: list[int]
 ) -> None:
     """The console's engine actions (next, end_speech, end_game, manual) are decided from
     the events legal now without the thirty seat corrections always_legal lists (building
     and hashing them at every change was the host view's largest part): with them or
     without, every answer is the same, in every state a game goes through."""
-    settings_ = TableSettings.from_record({"preset": preset, "seats": 10, "seed": seed})
-    state = new_game(settings_)
-    for pick in picks:
+    states = [first_state(preset, seed), *(state for _, state in played(preset, seed, choices))]
+    for state in states:
         with_seats = views._host_events(state) | set(always_legal(state))
         without = views._host_events(state)
         for kind in views._ENGINE_CONTROLS:
             assert views._legal(state, kind, with_seats) == views._legal(state, kind, without)
-        if state.over:
-            break
-        actions = legal_actions(state)
-        state, _ = apply(state, actions[pick % len(actions)])

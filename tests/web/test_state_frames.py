@@ -11,17 +11,18 @@ import json
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from plugin.host.game import new_game
 from plugin.host.ports import Snapshot
 from plugin.host.settings import TableSettings
 from plugin.host.stream import StreamView
 from plugin.host.views import Viewer, ViewSet, build_view
-from plugin.rules import apply, legal_actions, views
+from plugin.rules import views
 from plugin.rules.state import GameState
 from plugin.web import protocol
 from plugin.web.hub import StateFrames
+
+from ..games import PRESETS, SEEDS, first_state, picks, played
 
 ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
 VIEWERS: list[Viewer] = [*range(1, 11), "host", None, "stream"]
@@ -64,22 +65,13 @@ def snapshot_of(state: GameState, pick: int, preset: str) -> Snapshot:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    preset=st.sampled_from(["classic", "online", "fiim"]),
-    seed=st.integers(min_value=0, max_value=10_000),
-    picks=st.lists(st.integers(min_value=0, max_value=10_000), min_size=20, max_size=250),
-)
+@given(preset=PRESETS, seed=SEEDS, choices=picks(min_size=20, max_size=250))
 def test_every_viewers_spliced_message_is_its_whole_view_and_only_its_own(
-    preset: str, seed: int, picks: list[int]
+    preset: str, seed: int, choices: list[int]
 ) -> None:
-    table = TableSettings.from_record({"preset": preset, "seats": 10, "seed": seed})
-    state = new_game(table)
+    state = first_state(preset, seed)
     checked = 0
-    for pick in picks:
-        if state.over:
-            break
-        actions = legal_actions(state)
-        state, _ = apply(state, actions[pick % len(actions)])
+    for pick, state in played(preset, seed, choices):  # the last one is kept
         if pick % 4:  # every fourth state, all viewers (the frames are not cheap)
             continue
         snapshot = snapshot_of(state, pick, preset)
@@ -107,7 +99,7 @@ def test_every_viewers_spliced_message_is_its_whole_view_and_only_its_own(
             assert ("controls" in message) == (viewer == "host")
             assert ("stream" in message) == (viewer == "stream")
         checked += 1
-    assert checked or len(picks) < 4 or state.over
+    assert checked or len(choices) < 4 or state.over
 
 
 def test_a_viewer_is_encoded_once_and_the_shared_part_once() -> None:
