@@ -185,6 +185,25 @@ class ServerProcess(AutohostProcess):
         headers = {"Authorization": f"Bearer {self.admin_key}"}
         return httpx.AsyncClient(base_url=self.base, headers=headers, timeout=60)
 
+    def hosted(self, *, lenient: bool = False) -> list[str]:
+        """The tables `GET /api/tables` says this server hosts now (not the broken ones).
+        A server that does not answer in 10 s fails the test: an assertion that a table is
+        (or is not) hosted must not pass because the answer was slow. `lenient`: [] after
+        2 s instead, for the polls that ask again anyway (a killed or paused server among
+        the candidates)."""
+        try:
+            answer = httpx.get(
+                self.base + "/api/tables",
+                headers={"Authorization": f"Bearer {self.admin_key}"},
+                timeout=2 if lenient else 10,
+            )
+            answer.raise_for_status()
+        except httpx.HTTPError as error:
+            if lenient:
+                return []
+            raise AssertionError(f"{self.base}/api/tables did not answer: {error!r}") from None
+        return [t["id"] for t in answer.json() if "broken" not in t]
+
     def __enter__(self) -> ServerProcess:
         self.start()
         return self

@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-import httpx
 import psycopg
 import pytest
 
@@ -71,25 +70,6 @@ def create_table(server: ServerProcess) -> dict[str, Any]:
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
-def hosted(server: ServerProcess, *, lenient: bool = False) -> list[str]:
-    """The tables `GET /api/tables` says this server hosts now. A server that does not
-    answer in 10 s fails the test: an assertion that a table is (or is not) hosted must
-    not pass because the answer was slow. `lenient`: [] after 2 s instead, for the polls
-    that ask again anyway (a killed or paused server among the candidates)."""
-    try:
-        answer = httpx.get(
-            server.base + "/api/tables",
-            headers={"Authorization": f"Bearer {server.admin_key}"},
-            timeout=2 if lenient else 10,
-        )
-        answer.raise_for_status()
-    except httpx.HTTPError as error:
-        if lenient:
-            return []
-        raise AssertionError(f"{server.base}/api/tables did not answer: {error!r}") from None
-    return [t["id"] for t in answer.json() if "broken" not in t]
-
-
 def claim_after(dsn: str, table_id: str, epoch: int) -> float:
     """Wait until a server holds the table's lease past `epoch`; the moment (monotonic)
     of the last poll that still saw the old epoch. The claim, and everything the heir does
@@ -140,7 +120,7 @@ def host_of(table_id: str, candidates: list[ServerProcess]) -> ServerProcess:
 
     def one() -> ServerProcess | None:
         alive = [s for s in candidates if s.alive()]
-        holding = [s for s in alive if table_id in hosted(s, lenient=True)]
+        holding = [s for s in alive if table_id in s.hosted(lenient=True)]
         assert len(holding) <= 1, f"table {table_id} hosted by {len(holding)} servers"
         return holding[0] if holding else None
 
@@ -228,7 +208,7 @@ class HostingWatch:
             counts: dict[str, int] = {}
             for server in self.candidates:
                 if server.alive():
-                    for table_id in hosted(server, lenient=True):
+                    for table_id in server.hosted(lenient=True):
                         counts[table_id] = counts.get(table_id, 0) + 1
             self.doubles += [(t, n) for t, n in counts.items() if n > 1]
             self.polls += 1

@@ -15,7 +15,7 @@ import pytest
 from plugin.paths import ROOT
 from plugin.testing import ServerProcess
 
-from .conftest import AUTOHOST, Servers, create_table, dsn_of, host_of, hosted, leases
+from .conftest import AUTOHOST, Servers, create_table, dsn_of, host_of, leases
 
 pytestmark = pytest.mark.slow
 
@@ -45,11 +45,11 @@ def test_only_the_owner_archives_a_table(servers: Servers) -> None:
     assert "another server" in refused.json()["message"]
     # Nothing changed: not archived, still hosted by its owner under the same lease.
     assert table_id not in archived(dsn_of(owner))
-    assert table_id in hosted(owner) and table_id not in hosted(other)
+    assert table_id in owner.hosted() and table_id not in other.hosted()
     assert leases(dsn_of(owner))[table_id] == before
     done = archive(owner, table_id)
     assert done.status_code == 200 and done.json()["archived"] is True, done.text
-    assert table_id in archived(dsn_of(owner)) and table_id not in hosted(owner)
+    assert table_id in archived(dsn_of(owner)) and table_id not in owner.hosted()
     assert archive(other, "nosuchtable").status_code == 404
 
 
@@ -70,5 +70,5 @@ def test_a_table_nobody_hosts_is_claimed_then_archived(servers: Servers) -> None
     server.start()
     answer = archive(server, table_id)  # claimed (or already claimed by it), then archived
     assert answer.status_code == 200, answer.text
-    assert table_id in archived(dsn) and table_id not in hosted(server)
+    assert table_id in archived(dsn) and table_id not in server.hosted()
     assert server.stop() == 0

@@ -29,7 +29,6 @@ from .conftest import (
     dsn_of,
     events,
     host_of,
-    hosted,
     leases,
     open_all,
     tally,
@@ -122,7 +121,7 @@ def sigkill_mid_vote(running: list[ServerProcess]) -> None:
     assert_resumed(timer_now, left_now, timer, remaining, ran)
     host, seats = finish_on(heir, links)
     assert leases(dsn_of(heir))[table_id][1] == epoch + 1
-    assert [table_id in hosted(s) for s in others].count(True) == 1
+    assert [table_id in s.hosted() for s in others].count(True) == 1
     assert sorted(votes_logged(heir, table_id)) == ["1/v1", "2/v2", "3/v3", "4/v4"]
     close_all(host, seats)
 
@@ -150,10 +149,10 @@ def sigstop_mid_vote(running: list[ServerProcess]) -> None:
     assert reply["type"] != "ack", reply
     assert reply.get("error") in ("log_unavailable", "stopping", "table_moved", None), reply
     deadline = time.monotonic() + TAKEOVER_SECONDS
-    while table_id in hosted(owner):
+    while table_id in owner.hosted():
         assert time.monotonic() < deadline, "the resumed server still hosts the table"
         time.sleep(0.05)
-    assert hosted(other) == [table_id]
+    assert other.hosted() == [table_id]
     assert sorted(votes_logged(heir, table_id)) == ["1/v1", "2/v2", "3/v3", "4/v4"]  # no "late"
     seats[7].ack("vote", candidate=5, id="v7")  # the heir goes on
     tally(host, {"5": 3, "6": 2})
@@ -226,7 +225,7 @@ def test_a_database_away_longer_than_a_lease_then_back() -> None:
             postgres.stop()
             # Past the lease it cannot renew, the server drops its tables; not before.
             deadline = stopped + TAKEOVER_SECONDS
-            while table_id in hosted(server):
+            while table_id in server.hosted():
                 assert time.monotonic() < deadline, "the server kept a table it could not renew"
                 time.sleep(0.05)
             assert time.monotonic() - stopped >= 1.5, "dropped before its lease can have run out"

@@ -17,7 +17,7 @@ from plugin.eventlog.postgres import CONNECT_TIMEOUT, STATEMENT_SECONDS
 from plugin.testing import ServerProcess
 from plugin.testing.postgres import PostgresServer, running_postgres
 
-from .conftest import close_all, host_of, hosted, open_all
+from .conftest import close_all, host_of, open_all
 from .test_failover import start_vote, votes_logged
 
 pytestmark = pytest.mark.slow
@@ -76,7 +76,7 @@ def test_a_frozen_database_refuses_inputs_and_the_loop_goes_on(frozen_pair) -> N
         assert time.monotonic() - answered < LOG_DEADLINE + 2.0
         # Past the lease it could not renew, the table is dropped (the lease lost cleanly).
         deadline = time.monotonic() + 15
-        while table_id in hosted(server):
+        while table_id in server.hosted():
             assert time.monotonic() < deadline, "the server kept a table it could not renew"
             time.sleep(0.1)
     finally:

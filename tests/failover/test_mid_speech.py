@@ -31,7 +31,6 @@ from .conftest import (
     create_table,
     dsn_of,
     host_of,
-    hosted,
     leases,
     widget,
 )
@@ -163,10 +162,10 @@ async def test_the_owner_dies_mid_speech(lk_servers, lkapi, livekit_server, sig)
             while time.monotonic() < watch_until:
                 assert await open_mics(lkapi, room) == expected
                 await asyncio.sleep(0.05)
-            assert table_id not in await asyncio.to_thread(hosted, owner)
+            assert table_id not in await asyncio.to_thread(owner.hosted)
             assert heir_console.state["speaker"] == following  # the resumed one wrote nothing
             assert heir_console.state["phase"] == "speech"
-            assert table_id in await asyncio.to_thread(hosted, heir)
+            assert table_id in await asyncio.to_thread(heir.hosted)
         heir_console.close()
     finally:
         for player in players:

@@ -15,7 +15,7 @@ from websockets.sync.client import connect as ws_connect
 from plugin.testing import ServerProcess, connect, free_port
 from plugin.testing.postgres import PostgresServer
 
-from .conftest import create_table, host_of, hosted
+from .conftest import create_table, host_of
 
 pytestmark = pytest.mark.slow
 
@@ -63,4 +63,4 @@ def test_a_server_that_does_not_host_a_table_says_which_does(pair) -> None:
     # After the owner dies the hint follows the lease: to the heir (itself: no hint).
     owner.kill()
     assert host_of(table_id, [other]) is other
-    assert table_id in hosted(other)
+    assert table_id in other.hosted()
