@@ -584,13 +584,37 @@ def _table_endpoint(server: Server) -> Callable[[Request], Any]:
     async def table_info(request: Request) -> Response:
         if not is_admin(server, request):
             return _error(401, "not_admin", "this needs the server's admin key (Bearer)")
-        table = await server.table(request.path_params["table_id"])
+        table_id = request.path_params["table_id"]
+        table = await server.table(table_id)
         if table is None:
-            return _error(404, "no_table", "no such table")
+            return _not_open(server, table_id)
         view = build_view(table.snapshot(), HOST, server.hub.connected_seats(table.id))
         return JSONResponse({"id": table.id, "settings": table.settings.to_record(), "view": view})
 
     return table_info
+
+
+def _not_open(server: Server, table_id: str) -> Response:
+    """GET /api/tables/{id} for a table that is not open here: an archived one is still
+    the admin's to look up (its settings, whether its game was finished, where its
+    protocol is), a broken one says why; anything else is 404."""
+    registry = server.registry
+    if registry is None:
+        return _error(503, "not_ready", "the server is starting or stopping")
+    try:
+        record = registry.log.table_settings(table_id)
+        archived = record is not None and registry.log.is_archived(table_id)
+        over = archived and registry.final(table_id) is not None  # may find it broken
+    except LogUnavailable as failure:
+        return _error(503, "log_unavailable", str(failure))
+    if table_id in registry.broken:
+        return JSONResponse({"id": table_id, "broken": registry.broken[table_id]}, status_code=409)
+    if not archived:
+        return _error(404, "no_table", "no such table")
+    return JSONResponse({
+        "id": table_id, "archived": True, "over": over, "settings": record,
+        "protocol": f"/t/{table_id}/protocol.json",
+    })  # fmt: skip
 
 
 def _archive_endpoint(server: Server) -> Callable[[Request], Any]:

@@ -228,6 +228,8 @@ def test_a_finished_table_archived_by_the_admin_still_shows_its_end(client: Test
         assert player.next_answer()["error"] == "game_over"  # not table_archived
         again = first_state(hello_socket(client, stack, token_of(links, 6)))  # a reconnect
         assert again["over"] and again["end"]["result"]["winner"] == "city"
+    info = client.get(f"/api/tables/{links['id']}", headers=AUTH).json()
+    assert info["archived"] is True and info["over"] is True
 
 
 @pytest.mark.parametrize("damage", ['{"type": "end_game"', "[" * 100_000])
@@ -246,6 +248,8 @@ def test_a_finished_table_whose_log_is_damaged_is_reported_broken(
             "UPDATE events SET record = ? WHERE table_id = ? AND seq = 2", (damage, links["id"])
         )
     with TestClient(create_app(config(tmp_path))) as client:
+        info = client.get(f"/api/tables/{links['id']}", headers=AUTH)  # the first to read it
+        assert info.status_code == 409 and "broken" in info.json(), info.text
         with client.websocket_connect("/ws") as ws:
             ws.send_text(json.dumps({"type": "hello", "token": token_of(links, 2)}))
             refusal = json.loads(ws.receive_text())

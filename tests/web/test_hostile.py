@@ -252,8 +252,15 @@ def test_an_archived_table_ends_its_sockets_and_is_not_reopened(tmp_path: Path) 
         assert message["error"] == "table_archived"
         assert [t["id"] for t in client.get("/api/tables", headers=AUTH).json()] == [kept["id"]]
         assert client.post("/api/tables/nope/archive", headers=AUTH).status_code == 404
+        assert client.get("/api/tables/nope", headers=AUTH).status_code == 404
     with TestClient(create_app(config)) as client, client.websocket_connect("/ws") as ws:
         assert [t["id"] for t in client.get("/api/tables", headers=AUTH).json()] == [kept["id"]]
+        info = client.get(f"/api/tables/{links['id']}", headers=AUTH)  # still the admin's
+        assert info.status_code == 200, info.text
+        assert info.json()["archived"] is True and info.json()["over"] is False
+        assert info.json()["settings"]["seats"] == 10
+        assert info.json()["protocol"] == f"/t/{links['id']}/protocol.json"
+        assert client.get(f"/api/tables/{links['id']}").status_code == 401  # without the key
         ws.send_text(json.dumps({"type": "hello", "token": token_of(links, 3)}))
         assert json.loads(ws.receive_text())["error"] == "table_archived"
 
