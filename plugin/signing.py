@@ -238,11 +238,14 @@ def private_key_file(path: Path, make: Callable[[], str], what: str, if_deleted:
     place), so a crash or a full disk never leaves an empty key file behind; one that is
     empty all the same (made by hand, truncated) is refused with its name: an empty key
     would match an empty Authorization header and sign nothing."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         key = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
-        key = _make_key_file(path, make)
+        try:
+            key = _make_key_file(path, make)
+        except OSError as error:
+            raise BadKeyFile(f"cannot make {what} {path}: {error.strerror}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise BadKeyFile(f"cannot read {what} {path}: {error}") from None
     if not key:

@@ -38,7 +38,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     module, function, _ = COMMANDS[name]
     command = getattr(importlib.import_module(module), function)
-    return int(command(rest) or 0)
+    try:
+        return int(command(rest) or 0)
+    except Exception as error:
+        # An event log or key file that cannot be used (a folder, an empty or damaged
+        # file): one line that names it, for every command, never a traceback.
+        from plugin.host.log import BadLogFile
+        from plugin.signing import BadKeyFile
+
+        if isinstance(error, BadLogFile | BadKeyFile):
+            print(f"autohost {name}: {error}", file=sys.stderr)
+            return 2
+        raise
 
 
 if __name__ == "__main__":

@@ -331,8 +331,11 @@ class EventLog(GroupCommit):
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        _create_private(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private(self.path)
+        except OSError as error:  # a file where its folder should be, no permission, ...
+            raise BadLogFile(f"{self.path} cannot be opened ({error.strerror})") from None
         self.healthy = True
         self.commit_times = CommitTimes()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="event-log")
@@ -370,7 +373,10 @@ class EventLog(GroupCommit):
 
     def _open_writer(self) -> sqlite3.Connection:
         # isolation_level=None: we open transactions ourselves (BEGIN IMMEDIATE).
-        db = sqlite3.connect(str(self.path), isolation_level=None)
+        try:
+            db = sqlite3.connect(str(self.path), isolation_level=None)
+        except sqlite3.Error as error:  # a folder of that name, a file it may not open
+            raise BadLogFile(f"{self.path} cannot be opened as an event log ({error})") from None
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
@@ -621,6 +627,8 @@ def _create_private(path: Path) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     except FileExistsError:
+        if path.is_dir():
+            raise BadLogFile(f"{path} is a folder, not an event log: name a file") from None
         if path.stat().st_size == 0:
             raise BadLogFile(
                 f"{path} is empty (0 bytes), not an event log: restore it from a backup, "

@@ -164,8 +164,11 @@ def hosting_lock(db: Path) -> Iterator[None]:
     lock is the kernel's (flock on `<db>.lock`): a killed server loses it with its process,
     and `autohost table new` / `protocol` (which only add a table or read) never take it."""
     path = db.with_name(db.name + ".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as error:  # a file where the folder should be, a folder it may not write
+        raise BadLogFile(f"{db}: its lock {path} cannot be made ({error.strerror})") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -255,6 +255,31 @@ def test_a_log_file_that_is_not_an_event_log_is_refused_naming_it(
     assert db.read_bytes() == before  # refused, not "repaired"
 
 
+@pytest.mark.parametrize("where", ["a folder", "under a file"])
+def test_a_log_path_that_cannot_be_a_file_is_refused_naming_it(tmp_path: Path, where: str) -> None:
+    """--db naming a folder, or a file inside what is a file: a traceback from SQLite's
+    "unable to open database file" (or from mkdir), not one line that names the path."""
+    if where == "a folder":
+        db = tmp_path / "autohost.db"
+        db.mkdir()
+    else:
+        (tmp_path / "logs").write_text("not a folder")
+        db = tmp_path / "logs" / "autohost.db"
+    for command in (  # the server, and the commands that open a log without one
+        ["serve", "--port", "0", "--db", str(db), "--no-voice"],
+        ["table", "new", "--db", str(db)],
+        ["protocol", "--db", str(db), "--table", "abc", "--html", str(tmp_path / "p.html")],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "plugin.cli", *command],
+            capture_output=True, text=True, timeout=60, cwd=ROOT,
+        )  # fmt: skip
+        assert done.returncode == 2, done
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(db) in lines[0], done.stderr
+        assert "Traceback" not in done.stderr and "listening" not in done.stdout
+
+
 def _logged(db: Path) -> list[tuple[object, ...]]:
     """Every table, logged input and archive mark in the SQLite log (read-only)."""
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as log:
