@@ -244,14 +244,7 @@ def test_a_log_file_that_is_not_an_event_log_is_refused_naming_it(
                 new_table(running)
         db.write_bytes(db.read_bytes()[: db.stat().st_size // 2])
     before = db.read_bytes()
-    done = subprocess.run(
-        [sys.executable, "-m", "plugin.cli", "serve", "--port", "0", "--db", str(db), "--no-voice"],
-        capture_output=True, text=True, timeout=60, cwd=ROOT,
-    )  # fmt: skip
-    assert done.returncode == 2, done
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and str(db) in lines[0], done.stderr
-    assert "Traceback" not in done.stderr and "listening" not in done.stdout
+    _refused_naming(db, ["serve", "--port", "0", "--db", str(db), "--no-voice"])
     assert db.read_bytes() == before  # refused, not "repaired"
 
 
@@ -270,14 +263,19 @@ def test_a_log_path_that_cannot_be_a_file_is_refused_naming_it(tmp_path: Path, w
         ["table", "new", "--db", str(db)],
         ["protocol", "--db", str(db), "--table", "abc", "--html", str(tmp_path / "p.html")],
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "plugin.cli", *command],
-            capture_output=True, text=True, timeout=60, cwd=ROOT,
-        )  # fmt: skip
-        assert done.returncode == 2, done
-        lines = done.stderr.strip().splitlines()
-        assert len(lines) == 1 and str(db) in lines[0], done.stderr
-        assert "Traceback" not in done.stderr and "listening" not in done.stdout
+        _refused_naming(db, command)
+
+
+def _refused_naming(db: Path, command: list[str]) -> None:
+    """`autohost COMMAND` stops with status 2 and one line that names the log `db`."""
+    done = subprocess.run(
+        [sys.executable, "-m", "plugin.cli", *command],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 2, done
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(db) in lines[0], done.stderr
+    assert "Traceback" not in done.stderr and "listening" not in done.stdout
 
 
 def _logged(db: Path) -> list[tuple[object, ...]]:
