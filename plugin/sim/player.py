@@ -32,6 +32,7 @@ from .video import MeshVideo
 log = logging.getLogger(__name__)
 
 FIRST_BACKOFF, MAX_BACKOFF = 0.25, 5.0
+AUDIO_BACKOFF = 30.0  # the most a bot without audio waits before it offers again
 FINAL_CLOSE_CODES = {4401, 4404}  # plugin/web/app.py: bad token, no table
 
 
@@ -76,6 +77,7 @@ class SimPlayer:
         self._socket: Any = None
         self._counter = 0
         self._task: asyncio.Task[None] | None = None
+        self._audio_task: asyncio.Task[None] | None = None
         self._moves: set[asyncio.Task[None]] = set()
         self._changed = asyncio.Event()
         self._stopping = False
@@ -84,8 +86,11 @@ class SimPlayer:
 
     async def start(self) -> None:
         """Join the audio room (when audio is on) and start following the table."""
-        if self.audio:
-            await self._join_audio()
+        if self.audio:  # the first offer before the game; then kept up in the background
+            joined = await self._join_audio()
+            self._audio_task = asyncio.create_task(
+                self._keep_audio(joined), name=f"sim seat {self.seat} audio"
+            )
         if self.video is not None:
             self.video.start()
         self._task = asyncio.create_task(self._run(), name=f"sim seat {self.seat}")
@@ -93,7 +98,7 @@ class SimPlayer:
     async def stop(self) -> None:
         """Leave: cancel pending moves, close the socket and the WebRTC connection."""
         self._stopping = True
-        tasks = [t for t in (self._task, *self._moves) if t is not None]
+        tasks = [t for t in (self._task, self._audio_task, *self._moves) if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -127,24 +132,46 @@ class SimPlayer:
 
     # -- audio ----------------------------------------------------------------------------
 
-    async def _join_audio(self) -> None:
-        self.microphone = SpeechTrack()
-        room = RoomClient(self.microphone, keep_seconds=0)
+    async def _keep_audio(self, joined: bool) -> None:
+        """Keep this bot in the audio room: an offer that failed (the server restarting,
+        the table not open yet) is made again, with backoff, and so is a connection that
+        is lost later, as media.js does; meanwhile the game goes on without its voice."""
+        backoff = FIRST_BACKOFF
+        while not self._stopping:
+            if joined and self.room is not None:
+                backoff = FIRST_BACKOFF
+                await self.room.lost()
+                log.info("seat %s: audio lost; joining again", self.seat)
+                await self.room.close()
+                self.room = None
+            else:
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, AUDIO_BACKOFF)
+            joined = await self._join_audio(again=True)
+
+    async def _join_audio(self, *, again: bool = False) -> bool:
+        """Offer to the embedded room; False (said once, not at every retry) if refused."""
+        microphone = SpeechTrack()
+        room = RoomClient(microphone, keep_seconds=0)
         url = f"{self.base_url}/rtc/{quote(self.table_id)}/offer"
         try:
             await room.connect(http_answerer(url, self._token))
-        except Exception as error:  # the game goes on without this bot's audio
-            log.warning("seat %s: no audio (%s)", self.seat, error)
+        except asyncio.CancelledError:
             await room.close()
-            self.microphone = None
-            return
-        room.set_sending(False)
-        self.room = room
-        if self.voice:
+            raise
+        except Exception as error:  # the game goes on without this bot's audio
+            log.log(logging.DEBUG if again else logging.WARNING,
+                    "seat %s: no audio (%s)", self.seat, error)  # fmt: skip
+            await room.close()
+            return False
+        self.microphone, self.room = microphone, room
+        room.set_sending(self.seat in (self.view or {}).get("speakers", []))
+        if self.voice and self._line is None:
             try:
                 self._line = await render_line(self.lang, self.seat)
             except Exception as error:
                 log.warning("seat %s: no synthesised line (%s)", self.seat, error)
+        return True
 
     # -- the protocol ---------------------------------------------------------------------
 

@@ -76,3 +76,47 @@ async def test_a_bot_is_heard_during_its_speech_only(tmp_path: Path):
             finally:
                 await listener.close()
                 await bot.stop()
+
+
+async def test_a_bot_joins_the_room_once_it_can_and_again_when_it_is_lost(tmp_path: Path):
+    """A bot whose first offer was refused (its table not open yet, a server restarting)
+    stayed silent for the whole game, and so did one whose connection was lost later: it
+    offers again, with backoff, as a page does."""
+    tables = EmbeddedTables(voice=False)
+    app = create_app(
+        ServerConfig(
+            db_path=tmp_path / "rejoin.db",
+            admin_key="audio-admin-key-0123456789",
+            secret=b"audio-secret-0123456789abcdef",
+            room_factory=tables.room,
+            voice_factory=tables.voice,
+            routes=(tables.routes,),
+        )
+    )
+    with loopback_ice():
+        async with serve(app) as url:
+            table_id = "rejoin0001"
+            links = table_links(app.state.server.signer, url, table_id, 10)
+            bot = SimPlayer(url, table_id, 1, links["seats"][0]["token"], seed=3, lang="en",
+                            voice=False)  # fmt: skip
+            try:
+                await bot.start()
+                assert bot.room is None  # refused: there is no such table yet
+                await app.state.server.registry.create(
+                    TableSettings(language="en", seats=10, seed=2), table_id
+                )
+                room = tables.rooms[table_id]
+                async with asyncio.timeout(30):
+                    while 1 not in room.present:
+                        await asyncio.sleep(0.05)
+                first = bot.room
+                assert first is not None
+
+                room.disconnect(1)  # the server ends the connection: the bot's side fails
+                assert 1 not in room.present
+                async with asyncio.timeout(60):
+                    while 1 not in room.present or bot.room is first or bot.room is None:
+                        await asyncio.sleep(0.05)
+                assert bot.room.pc.connectionState == "connected"
+            finally:
+                await bot.stop()

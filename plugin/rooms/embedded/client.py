@@ -113,6 +113,7 @@ class RoomClient:
         self._keep = keep_seconds > 0
         self._readers: list[asyncio.Task[None]] = []
         self._connected = asyncio.Event()
+        self._lost = asyncio.Event()
         self.pc.on("track", self._on_track)
         self.pc.on("connectionstatechange", self._on_state)
         # listen_only: a spectator's offer, receive-only (the room refuses one that sends).
@@ -159,9 +160,15 @@ class RoomClient:
     def _on_track(self, track: MediaStreamTrack) -> None:
         self._readers.append(asyncio.create_task(self._read(track), name="room-client-read"))
 
+    async def lost(self) -> None:
+        """Wait until the connection has failed or closed (ICE consent lost, the room gone)."""
+        await self._lost.wait()
+
     def _on_state(self) -> None:
         if self.pc.connectionState == "connected":
             self._connected.set()
+        elif self.pc.connectionState in ("failed", "closed"):
+            self._lost.set()
 
     async def _read(self, track: MediaStreamTrack) -> None:
         converter = MonoConverter()
