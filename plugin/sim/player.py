@@ -5,7 +5,8 @@ reconnecting with backoff when the socket drops, and acts on each view by its St
 With audio on it also joins the embedded room over WebRTC (aiortc, POST /rtc/{table}/offer,
 the same route media.js uses): its microphone is a SpeechTrack that says the bot's
 synthesised line during its own speech and is silent otherwise; it sends only while its
-seat may speak (the server gates anyway), and it always drains what it receives.
+seat may speak (the server gates anyway), and it always drains what it receives; an
+offer refused or a connection lost is made again, with backoff (_keep_audio).
 With video on it joins the video mesh too (plugin.sim.video): its camera is its seat number
 drifting over its colour, sent to each page only while the view lets them link.
 """
