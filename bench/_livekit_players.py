@@ -31,7 +31,7 @@ from plugin.rooms.livekit.ffi import narrow_events
 from plugin.rooms.livekit.rpc import COMMAND_METHOD, HELLO_METHOD
 from plugin.rooms.livekit.seats import BOT_IDENTITY
 from plugin.sim.strategy import Strategy
-from plugin.testing.livekit_overlay import Parts, call_bot
+from testing.livekit_overlay import Parts, call_bot
 
 MIC = rtc.TrackSource.SOURCE_MICROPHONE
 TONE = (np.sin(2 * np.pi * 440 * np.arange(960) / 48_000) * 6000).astype(np.int16).tobytes()

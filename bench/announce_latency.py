@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plugin.testing import percentile
+from testing import percentile
 from voice.announcer import Announcer
 from voice.pack import VoicePack
 from voice.phrases import ANNOUNCEMENT_KEYS, ANNOUNCEMENTS, Catalogue

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.async_api import async_playwright
 
-from plugin.testing import AutohostProcess
-from plugin.testing.browser import launch_chromium
+from testing import AutohostProcess
+from testing.browser import launch_chromium
 
 DECODED_JS = """async () => {
   const tiles = [...document.querySelectorAll('.tile .video video.video-stream')];

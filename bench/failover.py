@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from plugin.signing import Signer  # noqa: E402
-from plugin.testing import AsyncClient, ServerProcess  # noqa: E402
-from plugin.testing.postgres import PostgresServer, binaries  # noqa: E402
+from testing import AsyncClient, ServerProcess  # noqa: E402
+from testing.postgres import PostgresServer, binaries  # noqa: E402
 
 ANSWER_SECONDS = 30  # a failover slower than this is a failure, not a figure
 

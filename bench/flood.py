@@ -24,7 +24,7 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plugin.testing import ServerProcess, percentile
+from testing import ServerProcess, percentile
 
 
 async def flood(url: str, token: str, until: float, counts: dict[str, int]) -> None:

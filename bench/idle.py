@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plugin.testing import ServerProcess
+from testing import ServerProcess
 
 
 async def main(tables: int, seconds: float, settle: float) -> dict[str, float]:

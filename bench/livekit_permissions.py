@@ -4,7 +4,7 @@
 
 Measures `LiveKitRoom.set_speakers` until it returns (every UpdateParticipant answered):
 a turn change (one revoke + one grant) and "everyone muted" (12 revokes), against the
-contract server (plugin/testing/livekit_contract.py) and, when .cache/bin/livekit-server
+contract server (testing/livekit_contract.py) and, when .cache/bin/livekit-server
 exists, against the real server with 12 connected players (Python rtc participants).
 Also reports when the new speaker's own client sees the permission (real server).
 Last line: JSON with the medians in ms. Goals: turn change < 50 ms, mute all < 150 ms.
@@ -29,8 +29,8 @@ from livekit import rtc  # noqa: E402
 
 from plugin.rooms.livekit.backend import LiveKitRoom  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials, player_token  # noqa: E402
-from plugin.testing.livekit_contract import ContractServer  # noqa: E402
-from plugin.testing.livekit_server import (  # noqa: E402
+from testing.livekit_contract import ContractServer  # noqa: E402
+from testing.livekit_server import (  # noqa: E402
     API_KEY,
     API_SECRET,
     running_server,

@@ -59,8 +59,8 @@ from plugin.host.settings import TableSettings  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials, player_token  # noqa: E402
 from plugin.server import LiveKitOptions, ServerOptions, build, listening  # noqa: E402
 from plugin.server.livekit import LiveKitTables  # noqa: E402
-from plugin.testing.cpu import cpu_window  # noqa: E402
-from plugin.testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
+from testing.cpu import cpu_window  # noqa: E402
+from testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
 
 SEATS = 7  # the stress's tables
 GAME_SEATS = 10

@@ -33,8 +33,8 @@ from livekit import rtc  # noqa: E402
 
 from plugin.rooms.livekit.ffi import narrow_events  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials, bot_token  # noqa: E402
-from plugin.testing.cpu import cpu_window  # noqa: E402
-from plugin.testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
+from testing.cpu import cpu_window  # noqa: E402
+from testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
 
 RATE = 48_000
 TONE = array.array("h", (int(8000 * math.sin(2 * math.pi * 440 * i / RATE)) for i in range(4800)))

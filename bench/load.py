@@ -2,7 +2,7 @@
 bounded time, with votes and speeches flowing; then the invariants and the figures.
 
 A real `autohost serve` process on loopback with a temp SQLite log. Each table is driven
-through its own tokens (plugin/testing/load.py): the host console starts the game and presses
+through its own tokens (testing/load.py): the host console starts the game and presses
 `next` about every `--pace` seconds, the speaker nominates during his speech, every voter
 votes as soon as a round opens. A finished game is replaced by a new table. The widgets run
 on the same machine (they are part of its load), in `--processes` processes of their own
@@ -48,7 +48,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plugin.testing import (
+from testing import (
     CLIENTS_PER_TABLE,
     Ledger,
     ServerProcess,

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from plugin.host.log import ClockRow, EventLog
-from plugin.testing import percentile
+from testing import percentile
 
 TICK = 0.020
 

@@ -3,7 +3,7 @@
 
     bench/mesh_upload.py [--seats 10 12] [--seconds 10] [--settle 10] [--homes 4]
 
-The internet of tests/internet/test_nat.py (plugin.testing.netns; root only): the server
+The internet of tests/internet/test_nat.py (testing.netns; root only): the server
 and coturn public, `--homes` homes behind their own NAT (the last one symmetric), one
 headless Chromium per home holding that home's pages (the seats dealt round-robin), video
 only (the audio goes through the server and is not the mesh's cost). After `--settle`
@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playwright.async_api import Browser, Page, async_playwright
 
-from plugin.testing.browser import launch_chromium
-from plugin.testing.call import call_site, join
-from plugin.testing.coturn import coturn_missing, running_coturn
-from plugin.testing.netns import inside, internet, netns_missing
+from testing.browser import launch_chromium
+from testing.call import call_site, join
+from testing.coturn import coturn_missing, running_coturn
+from testing.netns import inside, internet, netns_missing
 from plugin.web.ice import IceSettings
 
 SECRET = "bench-turn-secret"

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._table import peers, tables
 from plugin.rooms.embedded.client import RoomClient
-from plugin.testing import eventually
+from testing import eventually
 
 PITCH = {3: 900.0, 5: 1300.0}
 HEARD = 1000.0  # RMS at the pitch (a tone of amplitude 8000 arrives at 4000-5700)

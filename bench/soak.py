@@ -2,8 +2,8 @@
 LiveKit server, servers SIGKILLed and SIGSTOPped at random (then restarted / SIGCONTed) for
 5 minutes while every table plays.
 
-- PostgreSQL: a fresh cluster (plugin/testing/postgres.py); LiveKit: the real server
-  (plugin/testing/livekit_server.py, its webhooks to the first server's port).
+- PostgreSQL: a fresh cluster (testing/postgres.py); LiveKit: the real server
+  (testing/livekit_server.py, its webhooks to the first server's port).
 - Every table plays from start to end with simulated players (plugin.sim.Strategy: the
   same moves for the same views and seed) over the servers' WebSocket API, as a real client
   would: an input refused with "try again" (log_unavailable, stopping, table_moved), or
@@ -61,14 +61,14 @@ from plugin.rooms.livekit.tokens import Credentials, player_token  # noqa: E402
 from plugin.server.livekit import ROOM_PREFIX  # noqa: E402
 from plugin.sim import Strategy  # noqa: E402
 from plugin.sim.speed import scaled_timers  # noqa: E402
-from plugin.testing import AsyncClient, ServerProcess  # noqa: E402
-from plugin.testing.livekit_server import (  # noqa: E402
+from testing import AsyncClient, ServerProcess  # noqa: E402
+from testing.livekit_server import (  # noqa: E402
     API_KEY,
     API_SECRET,
     running_server,
     server_binary,
 )
-from plugin.testing.postgres import PostgresServer, binaries  # noqa: E402
+from testing.postgres import PostgresServer, binaries  # noqa: E402
 
 RETRY = {"log_unavailable", "stopping", "table_moved", "table_elsewhere", "not_ready"}
 HANDOVER_SECONDS = 3.0  # two open microphones for longer than this is not a handover

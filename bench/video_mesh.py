@@ -25,8 +25,8 @@ from starlette.staticfiles import StaticFiles
 
 from plugin.host.settings import TableSettings
 from plugin.paths import ROOT
-from plugin.testing import serve
-from plugin.testing.browser import launch_chromium
+from testing import serve
+from testing.browser import launch_chromium
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import video_routes
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
 
-from plugin.testing import AsyncClient, ServerProcess, percentile, socket_url
+from testing import AsyncClient, ServerProcess, percentile, socket_url
 
 
 async def open_table(client: httpx.AsyncClient, port: int, seed: int) -> list[AsyncClient]:

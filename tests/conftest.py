@@ -1,4 +1,4 @@
-"""Fixtures for more than one test directory (helpers live in plugin/testing)."""
+"""Fixtures for more than one test directory (helpers live in testing)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 
 from plugin.rooms.embedded import loopback_ice as _loopback_ice
-from plugin.testing.browser import launch_chromium
-from plugin.testing.livekit_server import LiveKitServer, running_server, server_binary
+from testing.browser import launch_chromium
+from testing.livekit_server import LiveKitServer, running_server, server_binary
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from plugin.paths import ROOT
-from plugin.testing import Client, ServerProcess, connect
+from testing import Client, ServerProcess, connect
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import argparse
 import json
 import sys
 
-from plugin.rules.scenario import ScenarioError, load, run
+from plugin.scenario import ScenarioError, load, run
 
 
 def main(argv: list[str]) -> int:

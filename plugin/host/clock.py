@@ -1,6 +1,6 @@
 """The monotonic clock a table's timers run on (the port is plugin.host.ports.Clock).
 
-`RealClock` is the event loop's clock; tests use `plugin.testing.FakeClock`, which moves
+`RealClock` is the event loop's clock; tests use `testing.FakeClock`, which moves
 only when told to.
 """
 

@@ -1,7 +1,7 @@
 """The ports a table's host loop drives, owned here and implemented outside.
 
 Each is a typing.Protocol. The rooms (embedded aiortc, LiveKit), the voice (espeak-ng) and
-the web hub implement them; `plugin.host.silent` has the no-op ones and `plugin.testing`
+the web hub implement them; `plugin.host.silent` has the no-op ones and `testing`
 the in-memory fakes that record what they were asked. Nothing in `plugin.host` imports its
 implementations: the assembly (`plugin.server`) plugs them in.
 """

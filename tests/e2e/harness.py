@@ -1,7 +1,7 @@
 """What the end-to-end tests share about pages: a WebAudio level meter and waits on it.
 
-Chromium (plugin.testing.browser) and the server on a free port (plugin.testing.serve)
-are in plugin/testing, shared with the benches; the fixtures in conftest.py wrap them.
+Chromium (testing.browser) and the server on a free port (testing.serve)
+are in testing, shared with the benches; the fixtures in conftest.py wrap them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from functools import partial
 
 from playwright.async_api import Page
 
-from plugin.testing import eventually
+from testing import eventually
 
 # A level meter on a MediaStream, in the page. Headless Chromium reports audioLevel 0 in
 # getStats() even when audio arrives (FIELD-NOTES), so this reads the samples through a

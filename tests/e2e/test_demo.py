@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from plugin.paths import ROOT
-from plugin.testing import AutohostProcess
+from testing import AutohostProcess
 
 pytestmark = [pytest.mark.slow]
 

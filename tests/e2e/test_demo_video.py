@@ -17,7 +17,7 @@ import pytest
 from playwright.async_api import Browser
 
 from plugin.sim.picture import FPS, SeatPicture
-from plugin.testing import AutohostProcess
+from testing import AutohostProcess
 
 from .test_widget import LONG_MS, screenshot
 

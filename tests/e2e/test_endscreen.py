@@ -24,7 +24,7 @@ from plugin.host.settings import TableSettings
 from plugin.server.embedded import EmbeddedTables
 from plugin.server.exports import protocol_routes
 from plugin.signing import table_links
-from plugin.testing import serve
+from testing import serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import catalogue, page_routes
 

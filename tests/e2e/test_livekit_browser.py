@@ -19,9 +19,9 @@ from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
 from plugin.rooms.livekit.static import client_installed, static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, token_route
-from plugin.testing import eventually, serve
-from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
-from plugin.testing.tones import tone_frames
+from testing import eventually, serve
+from testing.livekit_server import API_KEY, API_SECRET, mic_publishers
+from testing.tones import tone_frames
 
 pytestmark = [
     pytest.mark.slow,

@@ -21,8 +21,8 @@ from plugin.rooms.livekit.static import client_installed, static_routes
 from plugin.rooms.livekit.tokens import Credentials, token_route
 from plugin.rules.events import to_record
 from plugin.sim.simulate import play
-from plugin.testing import eventually, serve
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing import eventually, serve
+from testing.livekit_server import API_KEY, API_SECRET
 from plugin.web.pages import catalogue
 
 pytestmark = [

@@ -19,7 +19,7 @@ from plugin.paths import ROOT
 from plugin.rooms.embedded import EmbeddedRoom
 from plugin.rooms.embedded.frames import FRAME_SAMPLES, SAMPLE_RATE, SILENCE, tone
 from plugin.rooms.embedded.signalling import rtc_routes
-from plugin.testing import serve, steady
+from testing import serve, steady
 
 from .harness import (
     quiet_for,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from plugin.testing import free_port
+from testing import free_port
 
 pytestmark = [pytest.mark.e2e]
 

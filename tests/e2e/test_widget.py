@@ -30,7 +30,7 @@ from plugin.host.table import Table
 from plugin.paths import ROOT
 from plugin.server.embedded import EmbeddedTables
 from plugin.signing import table_links
-from plugin.testing import serve
+from testing import serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plugin.testing import TestClient
+from testing import TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 

@@ -9,7 +9,7 @@ import pytest
 
 from plugin.eventlog import open_log
 from plugin.host.ports import Log
-from plugin.testing.postgres import PostgresServer, running_postgres
+from testing.postgres import PostgresServer, running_postgres
 
 OpenLog = Callable[..., Log]
 

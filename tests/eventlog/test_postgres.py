@@ -10,7 +10,7 @@ import pytest
 
 from plugin.eventlog.postgres import PostgresLog
 from plugin.host.log import ClockRow, Fenced, LogUnavailable
-from plugin.testing.postgres import PostgresServer
+from testing.postgres import PostgresServer
 
 
 def _leases(dsn: str) -> dict[str, tuple[str, int]]:
@@ -52,7 +52,7 @@ async def test_a_lease_fences_the_old_owner_out(postgres: PostgresServer) -> Non
 
 
 async def test_a_database_that_goes_away_refuses_inputs_and_loses_none() -> None:
-    from plugin.testing.postgres import running_postgres
+    from testing.postgres import running_postgres
 
     with running_postgres() as server:  # a cluster of its own: this test stops it
         dsn = server.new_database()

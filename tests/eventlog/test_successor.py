@@ -7,7 +7,7 @@ from __future__ import annotations
 from plugin.host.commands import HOST, Command
 from plugin.host.registry import Registry
 from plugin.host.settings import TableSettings
-from plugin.testing import FakeClock, FakeHub
+from testing import FakeClock, FakeHub
 
 from .conftest import OpenLog
 

@@ -15,8 +15,8 @@ import psycopg
 import pytest
 
 from plugin.paths import ROOT
-from plugin.testing import Client, ServerProcess, connect
-from plugin.testing.postgres import PostgresServer, running_postgres
+from testing import Client, ServerProcess, connect
+from testing.postgres import PostgresServer, running_postgres
 
 AUTOHOST = [sys.executable, "-m", "plugin.cli"]
 TAKEOVER_SECONDS = 15  # a lease (2 s), a heartbeat (0.4 s), a replay, on a busy machine

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from plugin.paths import ROOT
-from plugin.testing import ServerProcess
+from testing import ServerProcess
 
 from .conftest import AUTOHOST, Servers, create_table, dsn_of, host_of, leases
 

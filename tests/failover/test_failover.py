@@ -13,8 +13,8 @@ import psycopg
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from plugin.testing import Client, ServerProcess, connect
-from plugin.testing.postgres import running_postgres
+from testing import Client, ServerProcess, connect
+from testing.postgres import running_postgres
 
 from .conftest import (
     CLOCK_SAVE_SECONDS,

@@ -14,8 +14,8 @@ import httpx
 import pytest
 
 from plugin.eventlog.postgres import CONNECT_TIMEOUT, STATEMENT_SECONDS
-from plugin.testing import ServerProcess
-from plugin.testing.postgres import PostgresServer, running_postgres
+from testing import ServerProcess
+from testing.postgres import PostgresServer, running_postgres
 
 from .conftest import close_all, host_of, open_all
 from .test_failover import start_vote, votes_logged

@@ -15,9 +15,9 @@ import pytest
 from livekit import api
 
 from plugin.eventlog import open_log
-from plugin.testing import AutohostProcess
-from plugin.testing.livekit_server import API_KEY, API_SECRET
-from plugin.testing.postgres import PostgresServer
+from testing import AutohostProcess
+from testing.livekit_server import API_KEY, API_SECRET
+from testing.postgres import PostgresServer
 
 from .conftest import events, leases
 

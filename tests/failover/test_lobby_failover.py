@@ -8,7 +8,7 @@ import json
 import time
 from typing import Any
 
-from plugin.testing import Client, ServerProcess, connect
+from testing import Client, ServerProcess, connect
 
 from .conftest import TAKEOVER_SECONDS, Servers, create_table, host_of, widget
 

@@ -20,10 +20,10 @@ from livekit import api
 from plugin.rooms.livekit.permissions import Grant
 from plugin.rooms.livekit.tokens import Credentials
 from plugin.server.livekit import ROOM_PREFIX
-from plugin.testing import Client, ServerProcess
-from plugin.testing.livekit_player import Player
-from plugin.testing.livekit_server import API_KEY, API_SECRET
-from plugin.testing.postgres import PostgresServer
+from testing import Client, ServerProcess
+from testing.livekit_player import Player
+from testing.livekit_server import API_KEY, API_SECRET
+from testing.postgres import PostgresServer
 
 from .conftest import (
     assert_resumed,

@@ -12,8 +12,8 @@ import pytest
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
-from plugin.testing import ServerProcess, connect, free_port
-from plugin.testing.postgres import PostgresServer
+from testing import ServerProcess, connect, free_port
+from testing.postgres import PostgresServer
 
 from .conftest import create_table, host_of
 

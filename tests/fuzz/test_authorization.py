@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from plugin.signing import Signer
-from plugin.testing import Client, FakeClock, TestClient, in_process
+from testing import Client, FakeClock, TestClient, in_process
 from plugin.web.app import CLOSE_NO_TABLE, CLOSE_UNAUTHORIZED, ServerConfig, create_app
 
 from .messages import CANDIDATES, SENDER

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plugin.testing import ADMIN_KEY as SERVER_ADMIN
-from plugin.testing import Client, FakeClock, ServerProcess, TestClient, connect, in_process
+from testing import ADMIN_KEY as SERVER_ADMIN
+from testing import Client, FakeClock, ServerProcess, TestClient, connect, in_process
 from plugin.web.app import ServerConfig, create_app
 
 from .messages import CANDIDATES, SENDER, bad_messages

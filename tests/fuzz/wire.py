@@ -1,5 +1,5 @@
 """The steps shared by the fuzz and authorization tests: play a table into its day-1 vote,
-read every pending state, count the log. The protocol client is plugin.testing.Client."""
+read every pending state, count the log. The protocol client is testing.Client."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from plugin.testing import Client
+from testing import Client
 
 from .messages import CANDIDATES, SENDER
 

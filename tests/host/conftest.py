@@ -12,7 +12,7 @@ from plugin.host.commands import HOST, Command, Sender
 from plugin.host.log import EventLog
 from plugin.host.settings import TableSettings
 from plugin.host.table import Outcome, Table
-from plugin.testing import FakeClock, FakeHub, FakeRoom, FakeVoice
+from testing import FakeClock, FakeHub, FakeRoom, FakeVoice
 
 # Seat 1 is the don, 2 and 3 mafia, 4 the sheriff: fixed so tests can name them.
 ROLES = {1: "don", 2: "mafia", 3: "mafia", 4: "sheriff"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from plugin.host.countdown import Countdown
-from plugin.testing import FakeClock
+from testing import FakeClock
 
 
 def test_fake_clock_runs_callbacks_in_time_order_at_their_moment() -> None:

@@ -19,7 +19,7 @@ from plugin.host.views import build_view
 from plugin.protocol.export import game_protocol
 from plugin.rules.events import to_record
 from plugin.sim.simulate import play
-from plugin.testing import FakeClock, FakeHub
+from testing import FakeClock, FakeHub
 
 from .conftest import ROLES, Harness
 

@@ -14,7 +14,7 @@ from plugin.host.commands import HOST, Command
 from plugin.host.registry import Registry
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.signing import Signer, load_secret, secret_path_for
-from plugin.testing import FakeClock, FakeHub, FakeRoom
+from testing import FakeClock, FakeHub, FakeRoom
 
 from .conftest import ROLES
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from plugin.testing import ServerProcess
+from testing import ServerProcess
 
 from .test_real_server import masked_frame, new_table, raw_socket
 

@@ -27,7 +27,7 @@ from websockets.sync.client import connect
 
 from plugin.paths import ROOT
 from plugin.server.http import SHUTDOWN_SECONDS, WS_MAX_BYTES, WS_WRITE_BUFFER_BYTES
-from plugin.testing import ServerProcess
+from testing import ServerProcess
 from plugin.web.limits import REFUSED_CONNECT_SECONDS
 
 pytestmark = pytest.mark.slow

@@ -26,7 +26,7 @@ from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import EmbeddedRoom, loopback_ice
 from plugin.rooms.embedded.client import RoomClient, http_answerer
 from plugin.server.embedded import EmbeddedTables
-from plugin.testing import eventually, serve
+from testing import eventually, serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import video_routes
 

@@ -21,7 +21,7 @@ from websockets.asyncio.client import connect as connect_async
 from websockets.sync.client import connect
 
 from plugin.rules.state import Phase
-from plugin.testing import ServerProcess
+from testing import ServerProcess
 from plugin.web.limits import CONNECTS_PER_SECOND, REFUSED_CONNECT_SECONDS
 from plugin.web.video import (
     MAX_QUEUED,

@@ -1,4 +1,4 @@
-"""Fixtures of the internet tests (helpers live in plugin/testing; `browser` and
+"""Fixtures of the internet tests (helpers live in testing; `browser` and
 `loopback_ice` in tests/conftest.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from plugin.testing.coturn import Coturn, coturn_missing, running_coturn
+from testing.coturn import Coturn, coturn_missing, running_coturn
 
 TURN_SECRET = "internet-tests-turn-secret"
 

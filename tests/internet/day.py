@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from playwright.async_api import Page
 
-from plugin.testing.call import CallSite, wait_video
+from testing.call import CallSite, wait_video
 from tests.e2e.harness import (
     quiet_for,
     start_audio_meter,

@@ -15,7 +15,7 @@ import pytest
 from plugin.cli.serve import main, parse_args
 from plugin.paths import ROOT
 from plugin.server.config import SETTINGS, ConfigError, merged, options_from
-from plugin.testing import AutohostProcess, free_port
+from testing import AutohostProcess, free_port
 
 EXAMPLE = ROOT / "config" / "server.example.toml"
 

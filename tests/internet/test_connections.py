@@ -193,7 +193,7 @@ def test_the_trusted_proxies_are_matched_as_the_configuration_writes_them() -> N
 async def test_a_tls_handshake_must_come_in_time(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """Served with TLS, a connection is the server's only once its handshake is done, and
     asyncio waited 60 s for one: bare connections held descriptors that long each."""
-    from plugin.testing.certs import self_signed
+    from testing.certs import self_signed
 
     monkeypatch.setattr(http, "REQUEST_SECONDS", 0.5)
     cert, key = self_signed(tmp_path, "localhost")

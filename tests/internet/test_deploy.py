@@ -14,7 +14,7 @@ import pytest
 from plugin.cli.serve import parse_args
 from plugin.paths import ROOT
 from plugin.server.config import merged, options_from
-from plugin.testing import ServerProcess
+from testing import ServerProcess
 
 DEPLOY = ROOT / "deploy"
 

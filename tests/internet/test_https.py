@@ -18,9 +18,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from plugin.server import listening
-from plugin.testing import ADMIN_KEY, SECRET, AutohostProcess, free_port
-from plugin.testing.browser import launch_chromium
-from plugin.testing.certs import self_signed
+from testing import ADMIN_KEY, SECRET, AutohostProcess, free_port
+from testing.browser import launch_chromium
+from testing.certs import self_signed
 
 NAME = "mafia.autohost.test"
 

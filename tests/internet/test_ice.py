@@ -19,7 +19,7 @@ from aiortc import RTCConfiguration, RTCPeerConnection
 
 from plugin.rooms.embedded import restore_udp_ports, rtc_ice_servers, use_udp_port_range
 from plugin.server import ServerOptions, build
-from plugin.testing import TestClient
+from testing import TestClient
 from plugin.web.ice import IceSettings, turn_credentials
 
 SECRET = b"turn-shared-secret"

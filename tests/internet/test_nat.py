@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
-from plugin.testing.browser import launch_chromium
-from plugin.testing.call import CallSite, call_site, join, selected_pairs
-from plugin.testing.coturn import Coturn, coturn_missing, running_coturn
-from plugin.testing.netns import Internet, inside, internet, netns_missing
+from testing.browser import launch_chromium
+from testing.call import CallSite, call_site, join, selected_pairs
+from testing.coturn import Coturn, coturn_missing, running_coturn
+from testing.netns import Internet, inside, internet, netns_missing
 from plugin.web.ice import IceSettings
 
 from .conftest import TURN_SECRET

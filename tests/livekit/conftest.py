@@ -1,4 +1,4 @@
-"""Fixtures for the LiveKit tests: the contract server (plugin/testing/livekit_contract.py).
+"""Fixtures for the LiveKit tests: the contract server (testing/livekit_contract.py).
 
 The real LiveKit server's fixture is in tests/conftest.py, so that tests/e2e has it too.
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from plugin.testing.livekit_contract import ContractServer
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing.livekit_contract import ContractServer
+from testing.livekit_server import API_KEY, API_SECRET
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from livekit.protocol.models import TrackSource
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry
 from plugin.rooms.livekit.proof import host_attributes
-from plugin.testing.livekit_contract import ContractServer
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing.livekit_contract import ContractServer
+from testing.livekit_server import API_KEY, API_SECRET
 
 ROOM = "table-1"
 FAST = Retry(attempts=5, first_delay=0.01, max_delay=0.05, attempt_timeout=0.5)

@@ -12,8 +12,8 @@ from livekit import api
 
 from plugin.cli.livekit import main
 from plugin.rooms.livekit.tokens import verify_seat
-from plugin.testing import AutohostProcess
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing import AutohostProcess
+from testing.livekit_server import API_KEY, API_SECRET
 
 
 def test_missing_credentials_are_named(monkeypatch, capsys):

@@ -14,7 +14,7 @@ import pytest
 from plugin.rooms.livekit.tokens import Credentials
 from plugin.server.livekit import LiveKitTables
 from plugin.signing import Signer
-from plugin.testing import TestClient
+from testing import TestClient
 from plugin.web.app import ServerConfig, create_app
 
 SECRET = b"livekit-routes-secret-0123456789"

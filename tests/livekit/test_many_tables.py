@@ -24,9 +24,9 @@ from livekit.protocol.webhook import WebhookEvent
 
 from plugin.paths import ROOT
 from plugin.rooms.livekit.tokens import Credentials
-from plugin.testing import eventually
-from plugin.testing.livekit_player import Player
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing import eventually
+from testing.livekit_player import Player
+from testing.livekit_server import API_KEY, API_SECRET
 
 pytestmark = [pytest.mark.livekit]
 
@@ -249,8 +249,8 @@ async def test_a_table_naming_a_hosted_room_takes_it_over(livekit_server, lkapi)
 async def test_a_quiet_bot_unpublishes_its_track_and_speaks_again(livekit_server, lkapi):
     from plugin.rooms.livekit.bot import LiveKitBot
     from plugin.rooms.livekit.tokens import bot_token
-    from plugin.testing.livekit_server import mic_publishers
-    from plugin.testing.tones import tone_frames
+    from testing.livekit_server import mic_publishers
+    from testing.tones import tone_frames
 
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
     # Quiet for good until the test has seen the track in the room (ListParticipants can
@@ -294,7 +294,7 @@ async def test_each_bot_hears_only_its_own_rooms_events(livekit_server):
     bot woke every other bot's room (11 deliveries a capture with 10 tables)."""
     from plugin.rooms.livekit.bot import LiveKitBot
     from plugin.rooms.livekit.tokens import bot_token
-    from plugin.testing.tones import tone_frames
+    from testing.tones import tone_frames
 
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
     speaking = LiveKitBot(creds.url, bot_token(creds, "room-a"), quiet_after=5)
@@ -345,7 +345,7 @@ async def test_during_a_speech_the_bots_track_goes_after_two_seconds(livekit_ser
     from plugin.rooms.livekit.bot import QUIET_SECONDS, SPEECH_QUIET_SECONDS, LiveKitBot
     from plugin.rooms.livekit.botroom import BotRoom
     from plugin.rooms.livekit.tokens import bot_token
-    from plugin.testing.tones import tone_frames
+    from testing.tones import tone_frames
 
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
     room = LiveKitRoom.connect(creds.url, API_KEY, API_SECRET, "speech-room", reconcile_every=3600)

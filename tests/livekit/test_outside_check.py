@@ -27,11 +27,11 @@ from plugin.rooms.livekit.proof import host_attributes, is_proved_host
 from plugin.rooms.livekit.tokens import Credentials, bot_token, host_token
 from plugin.rooms.livekit.webhook import Recent, webhook_route
 from plugin.server import listening
-from plugin.testing import eventually
-from plugin.testing.livekit_contract import ContractServer
-from plugin.testing.livekit_player import Player
-from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
-from plugin.testing.tones import tone_frames
+from testing import eventually
+from testing.livekit_contract import ContractServer
+from testing.livekit_player import Player
+from testing.livekit_server import API_KEY, API_SECRET, mic_publishers
+from testing.tones import tone_frames
 
 ROOMS = itertools.count(1)
 

@@ -18,10 +18,10 @@ from plugin.rooms.livekit.botroom import BotRoom
 from plugin.rooms.livekit.tokens import Credentials, bot_token, player_token
 from plugin.rooms.livekit.webhook import webhook_route
 from plugin.server import listening
-from plugin.testing import eventually
-from plugin.testing.livekit_player import Player
-from plugin.testing.livekit_server import API_KEY, API_SECRET, mic_publishers
-from plugin.testing.tones import tone_frames
+from testing import eventually
+from testing.livekit_player import Player
+from testing.livekit_server import API_KEY, API_SECRET, mic_publishers
+from testing.tones import tone_frames
 
 pytestmark = [pytest.mark.livekit]
 

@@ -17,9 +17,9 @@ from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.rpc import MAX_PACKET_BYTES, PART_TOPIC, TOPIC, parts
 from plugin.rooms.livekit.tokens import Credentials, host_token, player_token
-from plugin.testing import eventually, serve
-from plugin.testing.livekit_overlay import OverlayClient
-from plugin.testing.livekit_server import API_KEY, API_SECRET, one_table_hosting
+from testing import eventually, serve
+from testing.livekit_overlay import OverlayClient
+from testing.livekit_server import API_KEY, API_SECRET, one_table_hosting
 
 ROOM = "rpc-room"
 TABLE = "rpctable1"

@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from plugin.rooms.livekit.tokens import Credentials, host_token, player_token
-from plugin.testing import ServerProcess, eventually
-from plugin.testing.livekit_overlay import OverlayClient
-from plugin.testing.livekit_server import API_KEY, API_SECRET
-from plugin.testing.postgres import PostgresServer, running_postgres
+from testing import ServerProcess, eventually
+from testing.livekit_overlay import OverlayClient
+from testing.livekit_server import API_KEY, API_SECRET
+from testing.postgres import PostgresServer, running_postgres
 
 pytestmark = [pytest.mark.slow, pytest.mark.livekit]
 TAKEOVER_SECONDS = 30  # a lease (3 s), a replay, the new bot's join, on a busy machine

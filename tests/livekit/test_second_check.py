@@ -21,8 +21,8 @@ from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import LiveKitBot
 from plugin.rooms.livekit.proof import host_attributes
 from plugin.rooms.livekit.seats import seat_of
-from plugin.testing.livekit_contract import ContractServer
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing.livekit_contract import ContractServer
+from testing.livekit_server import API_KEY, API_SECRET
 
 ROOM = "second"
 

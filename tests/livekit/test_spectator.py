@@ -18,8 +18,8 @@ from plugin.rooms.livekit.tokens import (
     player_token,
     spectator_token,
 )
-from plugin.testing.livekit_server import API_KEY, API_SECRET
-from plugin.testing.tones import tone_frames
+from testing.livekit_server import API_KEY, API_SECRET
+from testing.tones import tone_frames
 
 pytestmark = [pytest.mark.livekit]
 

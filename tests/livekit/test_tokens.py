@@ -19,7 +19,7 @@ from plugin.rooms.livekit.tokens import (
     token_route,
     verify_seat,
 )
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing.livekit_server import API_KEY, API_SECRET
 
 CREDS = Credentials(url="ws://127.0.0.1:7880", api_key=API_KEY, api_secret=API_SECRET)
 VERIFIER = TokenVerifier(API_KEY, API_SECRET)

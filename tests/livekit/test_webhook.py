@@ -15,7 +15,7 @@ from livekit.protocol.webhook import WebhookEvent
 from starlette.applications import Starlette
 
 from plugin.rooms.livekit.webhook import webhook_route
-from plugin.testing.livekit_server import API_KEY, API_SECRET
+from testing.livekit_server import API_KEY, API_SECRET
 
 
 class Sink:

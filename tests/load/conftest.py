@@ -1,5 +1,5 @@
 """Shared by the load and crash tests: the real server process and the table driver live in
-plugin/testing (the same code the load benchmark runs)."""
+testing (the same code the load benchmark runs)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from plugin.testing import Ledger, ServerProcess, TableDriver, eventually
+from testing import Ledger, ServerProcess, TableDriver, eventually
 
 # Long automatic timers (vote intro, revote pause, night phases): only the host's `next`
 # and the players move a table on, so its state stands still between the last state a

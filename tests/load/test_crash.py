@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from plugin.testing import Ledger, TableDriver, lost_votes, open_tables, run_load
+from testing import Ledger, TableDriver, lost_votes, open_tables, run_load
 
 from .conftest import STILL, close_all, until_votes
 

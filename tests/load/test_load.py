@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import pytest
 
-from plugin.testing import CLIENTS_PER_TABLE, Ledger, lost_votes, open_tables, run_load
-from plugin.testing.load import widgets_behind
+from testing import CLIENTS_PER_TABLE, Ledger, lost_votes, open_tables, run_load
+from testing.load import widgets_behind
 
 from .conftest import close_all, until_votes
 

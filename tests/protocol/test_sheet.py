@@ -144,7 +144,7 @@ def test_a_ballot_shows_each_round_of_the_day() -> None:
 async def test_the_sheet_prints_on_one_a4_page(tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 
-    from plugin.testing.browser import launch_chromium
+    from testing.browser import launch_chromium
 
     sheet = tmp_path / "sheet.html"
     sheet.write_text(render_sheet(protocol_of(long_game(12), "uk")), encoding="utf-8")

@@ -10,7 +10,7 @@ import pytest
 
 from plugin.rooms.embedded import EmbeddedRoom, loopback_ice
 from plugin.rooms.embedded.client import RoomClient, ToneTrack, tone_frames
-from plugin.testing import eventually
+from testing import eventually
 
 BOT_HZ = 440.0
 # RMS at a tone's pitch, loudest 80 ms block (RoomClient.level): a forwarded tone of

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from plugin.rooms.embedded import EmbeddedRoom
-from plugin.testing import steady
+from testing import steady
 
 from .conftest import BOT_HZ, SILENT, Join, frames_later, hears, pitch, until
 

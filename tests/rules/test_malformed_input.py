@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plugin.rules import InvalidAction, Rules, load_preset, with_overrides
-from plugin.rules.scenario import ScenarioError, load, run
+from plugin.scenario import ScenarioError, load, run
 from plugin.rules.settings import check_setting
 
 VALID_VOTE: dict[str, Any] = {

@@ -17,7 +17,7 @@ import pytest
 from plugin.rules import InvalidAction, Rules, load_preset, preset_names, with_overrides
 from plugin.rules import settings as rule_settings
 from plugin.rules.modes import Choice, VotingMode
-from plugin.rules.scenario import ScenarioError, parse
+from plugin.scenario import ScenarioError, parse
 from plugin.rules.settings import COUNTS, OPTION_LISTS, SECONDS, check_setting
 
 HUGE = int("9" * 400)

@@ -16,7 +16,7 @@ from plugin.rooms.embedded.client import RoomClient, http_answerer
 from plugin.server.embedded import EmbeddedTables
 from plugin.signing import table_links
 from plugin.sim import SimPlayer
-from plugin.testing import serve
+from testing import serve
 from plugin.web.app import ServerConfig, create_app
 
 pytestmark = [pytest.mark.slow]

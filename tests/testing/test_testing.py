@@ -1,4 +1,4 @@
-"""plugin/testing itself: its waits are bounded and say what they waited for, its figures
+"""testing itself: its waits are bounded and say what they waited for, its figures
 are nearest-rank, its fakes stand in for the ports, and only tests and benches import it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from plugin.paths import ROOT
-from plugin.testing import FakeVoice, eventually, percentile, steady
+from testing import FakeVoice, eventually, percentile, steady
 
 
 async def test_eventually_takes_a_plain_or_an_async_check() -> None:
@@ -65,14 +65,16 @@ def imported(node: ast.AST) -> list[str]:
     return []
 
 
-def test_only_tests_and_benches_import_plugin_testing() -> None:
+def test_the_product_never_imports_the_test_helpers() -> None:
+    """`testing/` lives outside the installed package: tests and benches import it, the
+    product (`plugin/`, `voice/`) never does."""
     importers = [
         f"{path.relative_to(ROOT)}:{node.lineno}"
-        for path in sorted((ROOT / "plugin").rglob("*.py"))
-        if not path.is_relative_to(ROOT / "plugin" / "testing")
+        for package in ("plugin", "voice")
+        for path in sorted((ROOT / package).rglob("*.py"))
         for node in ast.walk(ast.parse(path.read_text(), str(path)))
         for name in imported(node)
-        if name == "plugin.testing" or name.startswith("plugin.testing.")
+        if name == "testing" or name.startswith("testing.")
     ]
     assert importers == []
 
@@ -85,7 +87,7 @@ def test_a_request_on_a_socket_the_server_closed_reads_as_the_close() -> None:
 
     from websockets.sync.server import ServerConnection, serve
 
-    from plugin.testing import connect
+    from testing import connect
 
     closed = threading.Event()
 

@@ -17,7 +17,7 @@ import pytest
 from aiortc.mediastreams import MediaStreamError
 
 from plugin import paths
-from plugin.testing import eventually
+from testing import eventually
 from voice import audio
 from voice.announcer import Announcer
 from voice.phrases import ANNOUNCEMENTS, SAMPLE_PARAMS, Catalogue

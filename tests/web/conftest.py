@@ -1,5 +1,5 @@
 """A real app (starlette TestClient, real engine, SQLite log in tmp); the WebSocket client is
-plugin.testing.Client."""
+testing.Client."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from plugin.testing import TestClient
+from testing import TestClient
 from plugin.web.app import ServerConfig, create_app
 
 SECRET = b"test-secret-0123456789abcdef0123"

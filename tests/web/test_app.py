@@ -10,7 +10,7 @@ from pathlib import Path
 
 from plugin.host.log import EventLog
 from plugin.signing import Signer
-from plugin.testing import Client, TestClient, next_id
+from testing import Client, TestClient, next_id
 from plugin.web.app import ServerConfig, create_app
 
 from .conftest import ADMIN, SECRET, create_table, token_of

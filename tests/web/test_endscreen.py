@@ -18,7 +18,7 @@ import pytest
 
 from plugin.server.exports import protocol_routes
 from plugin.signing import Signer
-from plugin.testing import Client, TestClient
+from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
 
 from .conftest import ADMIN, SECRET, create_table, token_of

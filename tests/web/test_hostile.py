@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from plugin.testing import Client, TestClient
+from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
 
@@ -340,7 +340,7 @@ def test_too_many_tables_is_a_clear_refusal(tmp_path: Path) -> None:
 def test_a_page_that_reconnects_gets_the_time_left_now(tmp_path: Path) -> None:
     """The newcomer's state is its own, built at connect time: a seat coming back in the
     middle of a speech sees the timer as it is, not as it was at the last change."""
-    from plugin.testing import FakeClock
+    from testing import FakeClock
 
     clock = FakeClock()
     config = ServerConfig(db_path=tmp_path / "t.db", admin_key=ADMIN, secret=SECRET, clock=clock)

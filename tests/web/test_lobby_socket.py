@@ -15,8 +15,8 @@ import pytest
 
 from plugin.cli.protocol import main as protocol_main
 from plugin.signing import Signer, TokenError
-from plugin.testing import TestClient, in_process
-from plugin.testing.protocol import Client
+from testing import TestClient, in_process
+from testing.protocol import Client
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import RateLimit
 from plugin.web.lobby import MAX_WAITING

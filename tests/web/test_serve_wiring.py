@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from plugin.testing import ServerProcess
+from testing import ServerProcess
 
 pytestmark = pytest.mark.slow
 

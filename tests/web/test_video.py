@@ -19,7 +19,7 @@ from plugin.host.settings import TableSettings
 from plugin.host.views import Viewer, build_view
 from plugin.rules.state import Phase
 from plugin.signing import Signer
-from plugin.testing import Client, TestClient
+from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import MAX_MESSAGE_BYTES, may_link, video_routes
 

@@ -13,7 +13,7 @@ import pytest
 
 from plugin.host.commands import Command, Refused, authorize
 from plugin.signing import Signer, TokenError, Watch
-from plugin.testing import TestClient, in_process
+from testing import TestClient, in_process
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
 from plugin.web.video import MAX_SPECTATORS, video_routes

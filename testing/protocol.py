@@ -171,7 +171,7 @@ class Client:
 
 def in_process(stack: contextlib.ExitStack, client: TestClient, path: str) -> Client:
     """A client of `path` (e.g. "/ws?token=...") on the app behind starlette's TestClient
-    (`plugin.testing.TestClient`), closed with `stack`."""
+    (`testing.TestClient`), closed with `stack`."""
     return Client(stack.enter_context(client.websocket_connect(path)))
 
 

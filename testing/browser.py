@@ -41,7 +41,7 @@ async def launch_chromium(
     loopback: bool = True,
 ) -> Browser:
     """Debian's Chromium, headless, with the flags above (plus any extra `args`);
-    `executable`: a wrapper that runs it (in a network namespace, plugin.testing.netns);
+    `executable`: a wrapper that runs it (in a network namespace, testing.netns);
     `loopback=False`: no loopback ICE candidates (a browser on a real network offers none).
     """
     flags = [f for f in CHROMIUM_ARGS if loopback or f != LOOPBACK_FLAG]

@@ -17,18 +17,18 @@ any part of the project.
   (an ASGI app on a free loopback port, in this event loop); `percentile(values, q)`.
 
 Imported by module, because they pull in what most tests do not need:
-- `plugin.testing.browser`: Debian's Chromium through Playwright (`launch_chromium`).
-- `plugin.testing.livekit_server`: the real livekit-server binary on free ports
+- `testing.browser`: Debian's Chromium through Playwright (`launch_chromium`).
+- `testing.livekit_server`: the real livekit-server binary on free ports
   (`running_server`, `API_KEY`, `API_SECRET`, `mic_publishers`).
-- `plugin.testing.livekit_contract`: `ContractServer`, a loopback stand-in for LiveKit's
+- `testing.livekit_contract`: `ContractServer`, a loopback stand-in for LiveKit's
   RoomService that injects faults on demand.
-- `plugin.testing.tones`: `tone_frames`, a sine tone as the voice's 20 ms PCM frames.
-- `plugin.testing.coturn`: the real coturn with a shared secret (`running_coturn`).
-- `plugin.testing.call`: a table's call (audio room with a switchable bot, video mesh,
+- `testing.tones`: `tone_frames`, a sine tone as the voice's 20 ms PCM frames.
+- `testing.coturn`: the real coturn with a shared secret (`running_coturn`).
+- `testing.call`: a table's call (audio room with a switchable bot, video mesh,
   /api/ice) on any address, HTTP or HTTPS, its page, and `selected_pairs` (getStats).
-- `plugin.testing.certs`: `self_signed(folder, name)`, a TLS certificate for a test name.
-- `plugin.testing.netns`: network namespaces with NAT (nftables) and Chromium inside them.
-- `plugin.testing.postgres`: a fresh PostgreSQL cluster on a free loopback port
+- `testing.certs`: `self_signed(folder, name)`, a TLS certificate for a test name.
+- `testing.netns`: network namespaces with NAT (nftables) and Chromium inside them.
+- `testing.postgres`: a fresh PostgreSQL cluster on a free loopback port
   (`running_postgres`, `PostgresServer`: `new_database`, `stop`, `start`).
 """
 
