@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RANKS: dict[str, int] = {
     "plugin.paths": 0,
     "plugin.bodies": 0,
+    "plugin.tasks": 0,
     "plugin.rules": 1,
     "plugin.signing": 1,
     "plugin.host": 2,
