@@ -25,6 +25,7 @@ RANKS: dict[str, int] = {
     "plugin.bodies": 0,
     "plugin.tasks": 0,
     "plugin.rules": 1,
+    "plugin.scoring": 1,
     "plugin.signing": 1,
     "plugin.host": 2,
     "plugin.rooms": 3,
