@@ -34,7 +34,7 @@ from starlette.routing import BaseRoute, Route
 from plugin.signing import TokenError
 
 if TYPE_CHECKING:
-    from .app import Server
+    from .context import Server
 
 Policy = Literal["all", "relay"]
 DEFAULT_TURN_TTL = 6 * 3600  # seconds: one club evening, and no more

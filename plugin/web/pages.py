@@ -25,7 +25,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 if TYPE_CHECKING:
-    from .app import Server
+    from .context import Server
 
 STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PAGE = STATIC_DIR / "widget" / "index.html"

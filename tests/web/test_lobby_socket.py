@@ -18,6 +18,7 @@ from plugin.signing import Signer, TokenError
 from testing import TestClient, in_process
 from testing.protocol import Client
 from plugin.web.app import ServerConfig, create_app
+from plugin.web.close_codes import CloseCode
 from plugin.web.limits import RateLimit
 from plugin.web.lobby import MAX_WAITING
 from plugin.web.lobby_socket import MAX_SOCKETS
@@ -334,7 +335,7 @@ def test_archiving_the_table_ends_its_lobby(client: TestClient) -> None:
         assert answer.status_code == 200
         for lobby in (host, player):
             assert lobby.error()["error"] == "table_archived"
-            assert lobby.receive() == {"type": "close", "code": 4410}
+            assert lobby.receive() == {"type": "close", "code": CloseCode.ENDED}
         again = open_lobby(stack, client, table, links["invite"]["token"], device(1))
         assert again.receive()["error"] == "table_archived"
 
