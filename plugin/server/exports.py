@@ -22,7 +22,7 @@ from plugin.host.log import LogUnavailable
 from plugin.protocol.export import table_protocol
 from plugin.protocol.sheet import render_sheet
 from plugin.signing import TokenError
-from plugin.web.context import Server, is_admin
+from plugin.web.context import Server, bearer, is_admin
 
 
 def protocol_routes(server: Server) -> list[BaseRoute]:
@@ -42,8 +42,8 @@ def _protocol(server: Server, *, html: bool) -> Callable[[Request], Any]:
         if registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
         table_id = request.path_params["table_id"]
-        scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not key:
+        key = bearer(request)
+        if not key:
             return _error(401, "no_token", "send the table's link token as Bearer")
         admin = is_admin(server, request)
         host = admin
