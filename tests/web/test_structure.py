@@ -126,3 +126,26 @@ def test_the_close_code_check_finds_a_literal(tmp_path: Path, source: str) -> No
     path = tmp_path / "module.py"
     path.write_text(source, encoding="utf-8")
     assert close_code_literals(path)
+
+
+def token_checks(path: Path) -> list[str]:
+    """Where `path` checks a link token itself (`....signer.verify...(...)`) instead of
+    through `Server.claim` / `Server.admit`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("verify", "verify_any", "verify_invite")
+            and isinstance(node.value, ast.Attribute | ast.Name)
+            and (node.value.attr if isinstance(node.value, ast.Attribute) else node.value.id)
+            in ("signer", "_signer")
+        ):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_every_token_is_checked_by_server_admit() -> None:
+    sources = [p for p in ROOT.glob("plugin/**/*.py") if "node_modules" not in p.parts]
+    found = [hit for path in sources if path != WEB / "context.py" for hit in token_checks(path)]
+    assert not found, "check tokens with Server.claim/Server.admit: " + ", ".join(found)
+    assert token_checks(WEB / "context.py"), "the checker finds nothing, not even the one check"
