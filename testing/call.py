@@ -29,7 +29,8 @@ from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import EmbeddedRoom, rtc_ice_servers
 from plugin.rooms.embedded.frames import FRAME_SAMPLES, SAMPLE_RATE, SILENCE, tone
 from plugin.rooms.embedded.signalling import rtc_routes
-from plugin.web.app import Server, ServerConfig, create_app
+from plugin.web.app import create_app
+from plugin.web.context import Server, ServerConfig
 from plugin.web.ice import IceSettings, server_ice_routes
 from plugin.web.pages import STATIC_DIR
 from plugin.web.video import video_routes

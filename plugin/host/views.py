@@ -47,7 +47,7 @@ class ViewSet:
 
     `shared()` is what every viewer but the host gets; `own(viewer)` is the rest of
     `viewer`'s view, with no key of `shared()` (the host's is his whole view: his engine
-    view replaces the public one). The encoder (plugin.web.protocol.StateFrames) relies on
+    view replaces the public one). The encoder (plugin.web.hub.StateFrames) relies on
     that to encode the shared part once. The dicts are shared between views: read them,
     never change them."""
 

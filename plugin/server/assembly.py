@@ -27,7 +27,8 @@ from plugin.host.ports import Log
 from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
 from plugin.signing import BadKeyFile, load_admin_key
-from plugin.web.app import Server, ServerConfig, create_app
+from plugin.web.app import create_app
+from plugin.web.context import Server, ServerConfig
 from plugin.web.ice import server_ice_routes
 
 from .collector import Collector

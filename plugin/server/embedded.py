@@ -14,7 +14,7 @@ from plugin.host.silent import SilentRoom, SilentVoice
 from plugin.host.views import STREAM, Viewer
 from plugin.rooms.embedded.room import MAX_LISTENERS, WATCH, EmbeddedRoom
 from plugin.rooms.embedded.signalling import rtc_routes
-from plugin.web.app import Server
+from plugin.web.context import Server
 from plugin.web.pages import page_routes
 from plugin.web.video import video_routes
 from voice.announcer import Announcer

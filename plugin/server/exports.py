@@ -19,11 +19,10 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from plugin.host.log import LogUnavailable
-from plugin.host.settings import SettingsError, TableSettings
 from plugin.protocol.export import table_protocol
 from plugin.protocol.sheet import render_sheet
 from plugin.signing import TokenError
-from plugin.web.app import Server, is_admin
+from plugin.web.context import Server, bearer, is_admin
 
 
 def protocol_routes(server: Server) -> list[BaseRoute]:
@@ -31,19 +30,6 @@ def protocol_routes(server: Server) -> list[BaseRoute]:
         Route("/t/{table_id}/protocol.html", _protocol(server, html=True)),
         Route("/t/{table_id}/protocol.json", _protocol(server, html=False)),
     ]
-
-
-def _seats_of(server: Server, table_id: str) -> int:
-    """How many seats the table has (0 when its settings are gone or cannot be read)."""
-    assert server.registry is not None
-    table = server.registry.tables.get(table_id)
-    if table is not None:
-        return table.settings.seats
-    record = server.registry.log.table_settings(table_id)
-    try:
-        return TableSettings.from_record(record).seats if record is not None else 0
-    except SettingsError:
-        return 0
 
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
@@ -56,20 +42,14 @@ def _protocol(server: Server, *, html: bool) -> Callable[[Request], Any]:
         if registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
         table_id = request.path_params["table_id"]
-        scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not key:
+        key = bearer(request)
+        if not key:
             return _error(401, "no_token", "send the table's link token as Bearer")
         admin = is_admin(server, request)
         host = admin
         try:
-            if not admin:
-                grant = server.signer.verify_any(key, table=table_id)
-                if grant.generation != registry.link_generations(table_id).get(grant.seat, 0):
-                    raise TokenError("token_reissued", "this link was replaced")
-                seats = _seats_of(server, table_id)
-                if isinstance(grant.seat, int) and not 1 <= grant.seat <= seats:
-                    raise TokenError("token_bad_seat", f"seat {grant.seat} is not at this table")
-                host = grant.is_host
+            if not admin:  # any link of the table, open or archived (Server.admit)
+                host = server.admit(key, server.link_state(table_id)).is_host
         except TokenError as refusal:
             return _error(401, refusal.code, refusal.message)
         except LogUnavailable as failure:

@@ -29,7 +29,7 @@ from plugin.rooms.livekit.static import static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, link_route, token_route
 from plugin.rooms.livekit.webhook import webhook_route
 from plugin.signing import TokenError
-from plugin.web.app import Server
+from plugin.web.context import Server
 from voice.announcer import Announcer
 
 from .overlay import TableOverlay
@@ -182,26 +182,18 @@ class LiveKitTables:
             if registry is None:
                 return None
             try:
-                claimed = server.signer.verify_any(link)
+                claimed = server.claim(link)
                 table = registry.tables.get(claimed.table)
-                if table is not None:
-                    grant = server.admit(link, table)
-                    return grant.table, grant.seat, grant.generation
-                if not registry.log.shared or registry.log.is_archived(claimed.table):
-                    return None
-                record = registry.log.table_settings(claimed.table)
-                if record is None:
-                    return None
-                seats = TableSettings.from_record(record).seats
-                if isinstance(claimed.seat, int) and not 1 <= claimed.seat <= seats:
-                    return None
-                if claimed.generation != registry.link_generations(claimed.table).get(
-                    claimed.seat, 0
-                ):
-                    return None
+                if table is None:
+                    if not registry.log.shared or registry.log.is_archived(claimed.table):
+                        return None
+                    if registry.log.table_settings(claimed.table) is None:
+                        return None
+                links = table if table is not None else server.link_state(claimed.table)
+                grant = server.admit(link, links)
             except (TokenError, LogUnavailable):
                 return None
-            return claimed.table, claimed.seat, claimed.generation
+            return grant.table, grant.seat, grant.generation
 
         def room_of(table_id: str) -> str | None:
             """The LiveKit room of a table: the one its bot is in here, else (a table

@@ -1,7 +1,7 @@
 """What the overlay's LiveKit RPC calls mean (plugin/rooms/livekit/rpc.py carries them).
 
 `TableOverlay` is one table's `Handler`: a command is the WebSocket protocol's message,
-decoded and validated by the same code (protocol.decode: size limit, schema, version),
+decoded and validated by the same code (messages.decode: size limit, schema, version),
 rate-limited by the same per-seat buckets as the socket (a caller past his rate is refused
 with `rate_limited` rather than slowed: RPCs arrive side by side, not one after another),
 submitted to the table as the caller's seat (or the proved host; anybody else is a
@@ -27,8 +27,8 @@ from plugin.host.commands import HOST, WATCH, Command
 from plugin.host.table import Table
 from plugin.host.views import STREAM, Viewer
 from plugin.rooms.livekit.rpc import Caller, OverlayChannel
-from plugin.web import protocol
-from plugin.web.app import Server
+from plugin.web import messages
+from plugin.web.context import Server
 from plugin.web.hub import Connection
 
 log = logging.getLogger(__name__)
@@ -84,10 +84,10 @@ class TableOverlay:
             code, message = (
                 ("no_table", "not ready") if server is None else server.missing(self.table_id)
             )
-            return protocol.encode_error(code, message)
+            return messages.encode_error(code, message)
         viewer = self._viewer(caller, table.settings.seats)
         if not server.messages.allow(self._rate_key(caller, viewer)):
-            return protocol.encode_error("rate_limited", "too many messages; wait a second")
+            return messages.encode_error("rate_limited", "too many messages; wait a second")
         return server, viewer
 
     async def hello(self, caller: Caller) -> str:
@@ -97,7 +97,7 @@ class TableOverlay:
         server, viewer = checked
         table = server.registry.tables.get(self.table_id) if server.registry else None
         if table is None:
-            return protocol.encode_error("no_table", "the table is gone").decode()
+            return messages.encode_error("no_table", "the table is gone").decode()
         old = self.connections.pop(caller.identity, None)
         if old is not None:  # a page that asks again (a reload, a new bot): afresh
             await server.hub.detach(old, None)
@@ -105,7 +105,7 @@ class TableOverlay:
         self.connections[caller.identity] = connection
         server.hub.attach(connection, table.snapshot())  # its view follows as data
         seat: int | Literal["host", "stream"] | None = viewer
-        return _encoder.encode({"type": "hello", "v": protocol.VERSION, "seat": seat}).decode()
+        return _encoder.encode({"type": "hello", "v": messages.VERSION, "seat": seat}).decode()
 
     async def command(self, caller: Caller, payload: str) -> str:
         checked = await self._admit(caller)
@@ -113,23 +113,23 @@ class TableOverlay:
             return checked.decode()
         server, viewer = checked
         try:
-            decoded = protocol.decode(payload)
-        except protocol.ProtocolError as refusal:
-            return protocol.encode_error(refusal.code, refusal.message, refusal.id).decode()
+            decoded = messages.decode(payload)
+        except messages.ProtocolError as refusal:
+            return messages.encode_error(refusal.code, refusal.message, refusal.id).decode()
         table = await server.table(self.table_id)
         if table is None:
             code, message = server.missing(self.table_id)
-            return protocol.encode_error(code, message, decoded.id).decode()
+            return messages.encode_error(code, message, decoded.id).decode()
         command = Command(
-            kind=protocol.message_type(decoded),
-            fields=protocol.message_fields(decoded),
+            kind=messages.message_type(decoded),
+            fields=messages.message_fields(decoded),
             client_id=decoded.id,
         )
         outcome = await table.submit(WATCH if viewer in (None, STREAM) else viewer, command)
         if outcome.ok:
-            return protocol.encode_ack(decoded.id, duplicate=outcome.duplicate).decode()
+            return messages.encode_ack(decoded.id, duplicate=outcome.duplicate).decode()
         message = outcome.message or ""
-        return protocol.encode_error(outcome.code or "refused", message, decoded.id).decode()
+        return messages.encode_error(outcome.code or "refused", message, decoded.id).decode()
 
     async def gone(self, identity: str) -> None:
         """`identity` left the room: no more views for him."""

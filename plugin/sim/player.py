@@ -25,6 +25,7 @@ import numpy as np
 import websockets
 
 from plugin.rooms.embedded.client import RoomClient, http_answerer
+from plugin.web.close_codes import CloseCode
 
 from .speech import SpeechTrack, render_line
 from .strategy import SPEECH_PHASES, Move, Strategy
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 
 FIRST_BACKOFF, MAX_BACKOFF = 0.25, 5.0
 AUDIO_BACKOFF = 30.0  # the most a bot without audio waits before it offers again
-FINAL_CLOSE_CODES = {4401, 4404}  # plugin/web/app.py: bad token, no table
+FINAL_CLOSE_CODES = {CloseCode.UNAUTHORIZED, CloseCode.NO_TABLE}  # bad token, no table
 
 
 class SimPlayer:

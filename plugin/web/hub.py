@@ -25,15 +25,16 @@ from collections.abc import Awaitable, Callable
 from plugin.host.commands import HOST
 from plugin.host.ports import Snapshot
 from plugin.host.views import Viewer, ViewSet
+from plugin.tasks import cancel_and_wait
 
-from . import protocol
+from . import messages
+from .close_codes import CloseCode
 
 logger = logging.getLogger(__name__)
 
 Send = Callable[[bytes], Awaitable[None]]
 Close = Callable[[int, str], Awaitable[None]]
 MAX_PENDING_REPLIES = 64  # a client that does not read its acks is dropped
-CLOSE_ENDED = 4410  # the server ended the session (table archived, link re-issued)
 # Ends one seat's sessions on another endpoint (table, viewer, code, message): the video
 # relay's socket, the embedded room's peer. See Hub.on_close_viewer.
 CloseViewer = Callable[[str, Viewer, str, str], None]
@@ -49,7 +50,7 @@ class Connection:
         self.viewer = viewer
         self._send = send
         self._close = close
-        self._closing: tuple[int, str] | None = None
+        self._closing: tuple[CloseCode, str] | None = None
         self._outbox: deque[tuple[str, bytes]] = deque()
         self._ready = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
@@ -60,10 +61,7 @@ class Connection:
 
     async def stop(self) -> None:
         self.closed = True
-        if self._writer is not None:
-            self._writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._writer
+        await cancel_and_wait([self._writer], log=logger)
 
     def push_state(self, data: bytes) -> None:
         # Latest state wins: an unsent older state is useless once a newer one exists.
@@ -72,7 +70,7 @@ class Connection:
         self._outbox.append(("state", data))
         self._ready.set()
 
-    def close_with(self, reply: bytes, code: int, reason: str) -> None:
+    def close_with(self, reply: bytes, code: CloseCode, reason: str) -> None:
         """Send `reply`, then close the socket with `code` (the server ends the session)."""
         self.push_reply(reply)
         self._closing = (code, reason)
@@ -157,25 +155,25 @@ class Hub:
 
     def close_table(self, table_id: str, code: str, message: str) -> None:
         """End every session of this table: an error saying why, then the socket closes."""
-        reply = protocol.encode_error(code, message)
+        reply = messages.encode_error(code, message)
         for connection in list(self._connections.get(table_id, ())):
-            connection.close_with(reply, CLOSE_ENDED, code)
+            connection.close_with(reply, CloseCode.ENDED, code)
         self.forget(table_id)
 
     def move_table(self, table_id: str, moved: Callable[[Viewer], bytes]) -> None:
         """The next game is at another table: every session of this one gets its own
         `moved` message (its seat's new token), then the socket closes."""
         for connection in list(self._connections.get(table_id, ())):
-            connection.close_with(moved(connection.viewer), CLOSE_ENDED, "table_moved_on")
+            connection.close_with(moved(connection.viewer), CloseCode.ENDED, "table_moved_on")
         self.forget(table_id)
 
     def close_viewer(self, table_id: str, viewer: Viewer, code: str, message: str) -> None:
         """End every session of one seat (its link was re-issued), here and on every
         endpoint registered with `on_close_viewer`."""
-        reply = protocol.encode_error(code, message)
+        reply = messages.encode_error(code, message)
         for connection in list(self._connections.get(table_id, ())):
             if connection.viewer == viewer:
-                connection.close_with(reply, CLOSE_ENDED, code)
+                connection.close_with(reply, CloseCode.ENDED, code)
         for close in self._close_viewer_elsewhere:
             close(table_id, viewer, code, message)
 
@@ -237,11 +235,11 @@ class StateFrames:
         data = self._frames.get(viewer)
         if data is None:
             if viewer == HOST:
-                data = protocol.encode_state(self.views.own(viewer))
+                data = messages.encode_state(self.views.own(viewer))
             else:
                 if self._head is None:
-                    self._head = protocol.encode_state_head(self.views.shared())
-                data = protocol.encode_state_tail(self._head, self.views.own(viewer))
+                    self._head = messages.encode_state_head(self.views.shared())
+                data = messages.encode_state_tail(self._head, self.views.own(viewer))
             self._frames[viewer] = data
             self.encodings += 1
         return data

@@ -34,7 +34,7 @@ from starlette.routing import BaseRoute, Route
 from plugin.signing import TokenError
 
 if TYPE_CHECKING:
-    from .app import Server
+    from .context import Server
 
 Policy = Literal["all", "relay"]
 DEFAULT_TURN_TTL = 6 * 3600  # seconds: one club evening, and no more
@@ -117,13 +117,13 @@ def ice_routes(ice: IceSettings, admit: Admit) -> list[BaseRoute]:
 
 
 def server_ice_routes(ice: IceSettings) -> Callable[[Server], list[BaseRoute]]:
-    """`ice_routes` for a whole server (plugin.web.app.Server): any seat's or the host's
+    """`ice_routes` for a whole server (plugin.web.context.Server): any seat's or the host's
     current token of an open table."""
 
     def routes(server: Server) -> list[BaseRoute]:
         def admit(token: str) -> str | None:
             try:
-                table = server.signer.verify_any(token).table
+                table = server.claim(token).table
             except TokenError:
                 return None
             seat = server.authorize_media(table, token)  # a spectator listens through TURN too

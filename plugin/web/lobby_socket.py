@@ -18,8 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
@@ -30,25 +29,14 @@ from plugin.host.table import Table
 from plugin.signing import INVITE, TokenError
 
 from . import wire
+from .close_codes import CloseCode
+from .context import Server
 from .hub import Connection
-from .limits import RateLimit, allow_connect
+from .limits import allow_connect
+from .lobbies import Lobbies, LobbyClient, LobbyRoom
 from .lobby import Lobby, LobbyError, device_hash
 
-if TYPE_CHECKING:
-    from .app import Server
-
 MAX_LOBBY_MESSAGE = 1024
-CLOSE_UNAUTHORIZED, CLOSE_NO_TABLE, CLOSE_TOO_MANY, CLOSE_ELSEWHERE = 4401, 4404, 4429, 1013
-CLOSE_ENDED = 4410
-LOBBY_CONNECTS_PER_SECOND, LOBBY_CONNECT_BURST = 1.0, 10  # per address and table
-LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST = 5.0, 10  # per connection
-# What the players of one table may write to its log: every join and leave is a record,
-# and 8 sockets of one invite link wrote 780 in 10 s (the outside check). Each device has
-# a budget of its own (a name typed again, a leave and a join back: a few), and the table
-# one for all of them (a whole club arriving at once fits its burst). Only what is written
-# is charged: a refused message writes nothing. The host is not limited.
-LOBBY_DEVICE_RECORDS_PER_SECOND, LOBBY_DEVICE_RECORD_BURST = 0.2, 10
-LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST = 2.0, 60
 MAX_SOCKETS = 120  # players' open lobby sockets per table: the waiting, the seated, tabs
 
 
@@ -94,81 +82,6 @@ _HOST_ONLY = (_Seat, _SeatWaiting, _Approve, _Refuse)
 _encode = msgspec.json.Encoder().encode
 
 
-@dataclass(slots=True, kw_only=True)
-class _Client:
-    connection: Connection
-    device: str | None  # the device's hash; None: the host's console
-    refused: bool = False  # the host just refused this device's request
-    ended: bool = False  # its token's link was re-issued: nothing more it sends counts
-
-
-@dataclass(slots=True, kw_only=True)
-class LobbyRoom:
-    """One table's lobby on this server: the model, the sockets, one lock for changes."""
-
-    table: Table
-    lobby: Lobby
-    clients: list[_Client] = field(default_factory=list)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-@dataclass(slots=True)
-class Lobbies:
-    """The lobbies of the tables this server hosts, each rebuilt from its table's log the
-    first time it is used (so after a restart or a failover too)."""
-
-    rooms: dict[str, LobbyRoom] = field(default_factory=dict)
-    connects: RateLimit = field(
-        default_factory=lambda: RateLimit(LOBBY_CONNECTS_PER_SECOND, LOBBY_CONNECT_BURST)
-    )
-    messages: RateLimit = field(
-        default_factory=lambda: RateLimit(LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST)
-    )
-    records: RateLimit = field(  # by table: the players' lobby records
-        default_factory=lambda: RateLimit(LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST)
-    )
-    device_records: RateLimit = field(  # by (table, device)
-        default_factory=lambda: RateLimit(
-            LOBBY_DEVICE_RECORDS_PER_SECOND, LOBBY_DEVICE_RECORD_BURST
-        )
-    )
-
-    def room(self, table: Table) -> LobbyRoom:
-        room = self.rooms.get(table.id)
-        if room is None or room.table is not table:  # a new Table object: replay its log
-            records = [e.record for e in table.log.entries(table.id)]
-            room = LobbyRoom(table=table, lobby=Lobby.from_records(table.settings.seats, records))
-            self.rooms[table.id] = room
-        return room
-
-    def close_players(self, table_id: str, code: str, message: str) -> None:
-        """End every player's lobby socket of the table (its invite link was replaced)."""
-        room = self.rooms.get(table_id)
-        for client in room.clients if room else ():
-            if client.device is not None:
-                client.ended = True
-                reply = _encode({"type": "error", "error": code, "message": message})
-                client.connection.close_with(reply, CLOSE_ENDED, code)
-
-    def close_consoles(self, table_id: str, code: str, message: str) -> None:
-        """End every host console's lobby socket of the table (the host's link was
-        replaced): the old token's console must not seat players or approve devices."""
-        room = self.rooms.get(table_id)
-        for client in room.clients if room else ():
-            if client.device is None:
-                client.ended = True
-                reply = _encode({"type": "error", "error": code, "message": message})
-                client.connection.close_with(reply, CLOSE_ENDED, code)
-
-    def close_table(self, table_id: str, code: str, message: str, *, moved: bool) -> None:
-        """End every lobby socket of the table: it moved to another server (moved: the
-        pages reconnect, and find it there) or it was archived; forget its lobby here."""
-        room = self.rooms.pop(table_id, None)
-        reply = _encode({"type": "error", "error": code, "message": message})
-        for client in room.clients if room else ():
-            client.connection.close_with(reply, CLOSE_ELSEWHERE if moved else CLOSE_ENDED, code)
-
-
 def lobby_routes(server: Server) -> list[BaseRoute]:
     return [WebSocketRoute("/lobby", _endpoint(server))]
 
@@ -179,41 +92,40 @@ def _endpoint(server: Server) -> Callable[[WebSocket], Any]:
         try:
             hello = await _hello(websocket, server.config.hello_seconds)
         except wire.Refused as refusal:
-            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+            await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
             return
         try:
             is_host, table_id = _admit(server, hello)
         except TokenError as refusal:
-            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+            await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
             return
         # A genuine token's table, per address: a flood of joins is cut off here.
         client = websocket.client.host if websocket.client else ""
         if not await allow_connect(server.lobbies.connects, (table_id, client)):
             message = "too many lobby connections from here; wait a few seconds"
-            await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
+            await _refuse(websocket, "too_many_connects", message, CloseCode.TOO_MANY)
             return
         table = await server.table(table_id)
         if table is None:
             code, message = server.missing(table_id)
-            close = CLOSE_ELSEWHERE if code in ("table_elsewhere", "log_unavailable") else 4404
+            retry = code in ("table_elsewhere", "log_unavailable")
+            close = CloseCode.ELSEWHERE if retry else CloseCode.NO_TABLE
             await _refuse(websocket, code, message, close)
             return
         try:  # the generation (a re-issued link) and the seat are checked against the table
             if is_host:
-                is_host = server.verify(hello.token, table).is_host
+                is_host = server.admit(hello.token, table, "seat").is_host
             else:
-                invite = server.signer.verify_invite(hello.token, table=table.id)
-                if invite.generation != table.generations.get(INVITE, 0):
-                    raise TokenError("token_reissued", "this invite link was replaced")
+                server.admit(hello.token, table, "invite")
         except TokenError as refusal:
-            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+            await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
             return
         device: str | None = None
         if not is_host:
             try:
                 device = device_hash(hello.device)
             except LobbyError as refusal:
-                await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+                await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
                 return
         await _serve(server, websocket, table, device)
 
@@ -238,17 +150,17 @@ def _admit(server: Server, hello: _Hello) -> tuple[bool, str]:
     """(True for the table's host token, False for its invite token; the token's table),
     else TokenError: a seat's link or the watch link opens no lobby."""
     try:
-        return False, server.signer.verify_invite(hello.token, table=hello.table).table
+        return False, server.claim(hello.token, hello.table, "invite").table
     except TokenError as refusal:
         if refusal.code != "token_not_invite":
             raise
-    grant = server.signer.verify_any(hello.token, table=hello.table)
+    grant = server.claim(hello.token, hello.table)
     if not grant.is_host:
         raise TokenError("token_not_invite", "a seat's link does not open the lobby")
     return True, grant.table
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+async def _refuse(websocket: WebSocket, code: str, message: str, close_code: CloseCode) -> None:
     reply = _encode({"type": "error", "error": code, "message": message})
     await wire.refuse(websocket, reply, code, close_code)
 
@@ -264,10 +176,10 @@ async def _serve(server: Server, websocket: WebSocket, table: Table, device: str
     players = sum(1 for client in room.clients if client.device is not None)
     if device is not None and players >= MAX_SOCKETS:  # a flood never locks the host out
         message = f"this table's lobby has {MAX_SOCKETS} sockets open; try again later"
-        await _refuse(websocket, "too_many_connections", message, CLOSE_TOO_MANY)
+        await _refuse(websocket, "too_many_connections", message, CloseCode.TOO_MANY)
         return
     connection = Connection(table.id, None, send, close)
-    me = _Client(connection=connection, device=device)
+    me = LobbyClient(connection=connection, device=device)
     room.clients.append(me)
     connection.start()
     connection.push_state(_view(server, room, me))
@@ -282,7 +194,7 @@ async def _serve(server: Server, websocket: WebSocket, table: Table, device: str
             current = server.registry.tables.get(table.id) if server.registry else None
             if current is not room.table:  # the table moved or stopped: reconnect
                 moved = _error("table_moved", "the table moved or stopped: reconnect", None)
-                connection.close_with(moved, CLOSE_ELSEWHERE, "table_moved")
+                connection.close_with(moved, CloseCode.ELSEWHERE, "table_moved")
                 break
             await _handle(server, room, me, raw)
     except WebSocketDisconnect:
@@ -293,7 +205,7 @@ async def _serve(server: Server, websocket: WebSocket, table: Table, device: str
         await connection.stop()
 
 
-async def _handle(server: Server, room: LobbyRoom, me: _Client, raw: str | bytes) -> None:
+async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | bytes) -> None:
     message_id: str | None = None
     try:
         message = wire.decode(_MESSAGES, raw, MAX_LOBBY_MESSAGE)
@@ -377,7 +289,7 @@ def _error(code: str, message: str, message_id: str | None) -> bytes:
     return _encode({"type": "error", "id": message_id, "error": code, "message": message})
 
 
-def _view(server: Server, room: LobbyRoom, client: _Client) -> bytes:
+def _view(server: Server, room: LobbyRoom, client: LobbyClient) -> bytes:
     """What one socket sees: the host the whole lobby; a player who waits, and his own
     place (with his seat's token once seated, to his own socket only)."""
     lobby, table = room.lobby, room.table

@@ -25,7 +25,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 if TYPE_CHECKING:
-    from .app import Server
+    from .context import Server
 
 STATIC_DIR = Path(__file__).parent / "static"
 WIDGET_PAGE = STATIC_DIR / "widget" / "index.html"
@@ -62,7 +62,7 @@ def page_routes(server: Server) -> list[BaseRoute]:
     """`/`, `/t/{table_id}/play`, `/t/{table_id}/host`, `/t/{table_id}/watch` (spectators),
     `/t/{table_id}/overlay` (the stream overlay), `/t/{table_id}/join` (the invite link's
     lobby) and `/static/...` for `server`
-    (plugin.web.app.Server; only its registry is read, for the landing page's count)."""
+    (plugin.web.context.Server; only its registry is read, for the landing page's count)."""
     return [
         Route("/", _landing(server)),
         Route("/t/{table_id}/play", _page(WIDGET_PAGE)),

@@ -39,7 +39,7 @@ import itertools
 import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
@@ -50,13 +50,12 @@ from plugin.host.views import STREAM, Viewer
 from plugin.rules import sight
 from plugin.rules.state import NIGHT_PHASES, Phase
 from plugin.signing import TokenError, Watch
+from plugin.tasks import cancel_and_wait
 
 from . import wire
-from .hub import CLOSE_ENDED
+from .close_codes import CloseCode
+from .context import Server
 from .limits import CONNECT_BURST, CONNECTS_PER_SECOND, RateLimit, allow_connect
-
-if TYPE_CHECKING:
-    from .app import Server
 
 logger = logging.getLogger(__name__)
 
@@ -69,10 +68,6 @@ SIGNAL_BACKLOG = MAX_QUEUED - 32
 # spectators at once (an offer and a few ICE candidates each, ~120 messages); a flood is
 # read at this pace (it once relayed 41,000 signals of 20 KB in 3 s).
 VIDEO_MESSAGES_PER_SECOND, VIDEO_MESSAGE_BURST = 50.0, 200
-CLOSE_UNAUTHORIZED = 4401
-CLOSE_NO_TABLE = 4404
-CLOSE_REPLACED = 4409  # the same seat connected again
-CLOSE_TOO_MANY = 4429
 # Spectators' video connections per table by default. Video is a mesh: every spectator
 # costs every player's uplink one more stream (about 250 kbit/s, docs/video.md).
 MAX_SPECTATORS = 6
@@ -165,7 +160,10 @@ class Link:
     conn: int
     outbox: asyncio.Queue[bytes | None] = field(default_factory=asyncio.Queue)
     dropped: bool = False
-    closing: tuple[int, str] = (CLOSE_REPLACED, "closed")  # the writer's close code, reason
+    closing: tuple[CloseCode, str] = (
+        CloseCode.REPLACED,
+        "closed",
+    )  # the writer's close code, reason
 
     def push(self, data: bytes) -> None:
         if self.dropped:
@@ -181,7 +179,7 @@ class Link:
             self.dropped = True
             self.outbox.put_nowait(None)
 
-    def end(self, reply: bytes, code: int, reason: str) -> None:
+    def end(self, reply: bytes, code: CloseCode, reason: str) -> None:
         """The server ends this page's session: `reply`, then close with `code`."""
         if not self.dropped:
             self.outbox.put_nowait(reply)  # past MAX_QUEUED too: the last word is said
@@ -251,7 +249,7 @@ class Relay:
         for who, link in list(self._links.get(table, {}).items()):
             if who == viewer or (spectators and is_spectator(who)):
                 self.leave(link)
-                link.end(encode("error", error=code, message=message), CLOSE_ENDED, code)
+                link.end(encode("error", error=code, message=message), CloseCode.ENDED, code)
 
     def relay(self, link: Link, raw: str | bytes) -> None:
         """Deliver one message from `link`'s page, or tell it why not (SignalError)."""
@@ -302,19 +300,19 @@ def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[B
         await websocket.accept()
         try:
             token, table_hint = await wire.opening_token(websocket, server.config.hello_seconds)
-            grant = server.signer.verify_any(token, table=table_hint)
+            grant = server.claim(token, table_hint)
         except (wire.Refused, TokenError) as refusal:
-            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+            await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
             return
         table = await server.table(grant.table)
         if table is None:
             code, message = server.missing(grant.table)
-            await _refuse(websocket, code, message, CLOSE_NO_TABLE)
+            await _refuse(websocket, code, message, CloseCode.NO_TABLE)
             return
         try:  # a seat of this table (not 0, not 42), of its current link; or a spectator
             admitted = server.admit(token, table)
         except TokenError as refusal:
-            await _refuse(websocket, refusal.code, refusal.message, CLOSE_UNAUTHORIZED)
+            await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
             return
         who: Who = SPECTATOR if isinstance(admitted, Watch) else admitted.seat
         # Spectators share one link: each is limited by his own address, as on /ws.
@@ -324,12 +322,12 @@ def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[B
         )
         if not await allow_connect(relay.connects, rate_key):
             message = "this seat connects too often; wait a few seconds"
-            await _refuse(websocket, "too_many_connects", message, CLOSE_TOO_MANY)
+            await _refuse(websocket, "too_many_connects", message, CloseCode.TOO_MANY)
             return
         try:
             link = relay.join(admitted.table, who)
         except SignalError as refusal:
-            await _refuse(websocket, refusal.code, refusal.message, CLOSE_TOO_MANY)
+            await _refuse(websocket, refusal.code, refusal.message, CloseCode.TOO_MANY)
             return
         await _serve(relay, websocket, link)
 
@@ -338,7 +336,7 @@ def video_routes(server: Server, max_spectators: int = MAX_SPECTATORS) -> list[B
     return [route]
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+async def _refuse(websocket: WebSocket, code: str, message: str, close_code: CloseCode) -> None:
     await wire.refuse(websocket, encode("error", error=code, message=message), code, close_code)
 
 
@@ -346,14 +344,16 @@ async def _serve(relay: Relay, websocket: WebSocket, link: Link) -> None:
     table, seat = link.table, link.seat
 
     async def write() -> None:
-        while (data := await link.outbox.get()) is not None:
-            await websocket.send_text(data.decode())
-        # Dropped (replaced, or too slow): send what was queued before the end, then close.
-        while not link.outbox.empty():
-            data = link.outbox.get_nowait()
-            if data is not None:
+        # A page that went away while it was written to is no failure of the server's.
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            while (data := await link.outbox.get()) is not None:
                 await websocket.send_text(data.decode())
-        await websocket.close(*link.closing)
+            # Dropped (replaced, or too slow): send what was queued before the end, then close.
+            while not link.outbox.empty():
+                data = link.outbox.get_nowait()
+                if data is not None:
+                    await websocket.send_text(data.decode())
+            await websocket.close(*link.closing)
 
     writer = asyncio.create_task(write(), name=f"video {table}/{seat}")
     try:
@@ -374,8 +374,7 @@ async def _serve(relay: Relay, websocket: WebSocket, link: Link) -> None:
         pass
     finally:
         relay.leave(link)
-        if not link.dropped:
-            link.dropped = True
-            writer.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await writer
+        if link.dropped:  # ended by the relay: its writer says the last word and closes
+            await asyncio.wait({writer})
+        link.dropped = True
+        await cancel_and_wait([writer], log=logger)

@@ -1,4 +1,4 @@
-"""What the two WebSockets (`/ws` in app.py, `/video` in video.py) read the same way: the
+"""What the WebSockets (`/ws` in table_socket.py, `/lobby`, `/video`) read the same way: the
 token a socket opens with, one client message off the socket, and a bounded msgspec decode
 of it. Each endpoint keeps its own limits, error class and replies; only the reading is
 shared.
@@ -16,6 +16,8 @@ from typing import TypeVar
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .close_codes import CloseCode
 
 T = TypeVar("T")
 
@@ -91,7 +93,7 @@ async def opening_token(websocket: WebSocket, seconds: float) -> tuple[str, str 
     return hello.token, hello.table
 
 
-async def refuse(websocket: WebSocket, reply: bytes, code: str, close_code: int) -> None:
+async def refuse(websocket: WebSocket, reply: bytes, code: str, close_code: CloseCode) -> None:
     """Send `reply` (the endpoint's own error message) and close with `close_code`. A
     client that already left (closed before its hello, or at once after a bad one, or the
     server shutting down under it) gets nothing, and that is not the server's failure:

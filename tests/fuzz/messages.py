@@ -15,13 +15,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from plugin.server.http import WS_MAX_BYTES
-from plugin.web.protocol import MAX_MESSAGE_BYTES
+from plugin.web.messages import MAX_MESSAGE_BYTES
 
 SEATS = 10
 CANDIDATES = (5, 6)  # the fuzzed table's day-1 vote
 SENDER = 3  # the fuzzing seat (a voter who has not voted)
 
-# Every message type with the fields it takes (protocol.py), for envelopes of known types.
+# Every message type with the fields it takes (plugin/web/messages.py), for envelopes of
+# known types.
 TYPES: dict[str, dict[str, str]] = {
     "vote": {"candidate": "seat"}, "lift": {"leave": "bool"}, "nominate": {"target": "seat"},
     "pass": {}, "shoot": {"target": "seat"}, "don_check": {"target": "seat"},

@@ -21,7 +21,8 @@ import pytest
 
 from plugin.signing import Signer
 from testing import Client, FakeClock, TestClient, in_process
-from plugin.web.app import CLOSE_NO_TABLE, CLOSE_UNAUTHORIZED, ServerConfig, create_app
+from plugin.web.app import ServerConfig, create_app
+from plugin.web.close_codes import CloseCode
 
 from .messages import CANDIDATES, SENDER
 from .wire import catch_up, log_size, play_to_vote
@@ -164,29 +165,29 @@ def body_only(table: Table) -> str:
 def test_forged_tokens(table: Table) -> None:
     with nothing_changes(table):
         for token in forgeries(table):
-            refused_at_connect(table, f"token={token}", "token_forged", CLOSE_UNAUTHORIZED)
+            refused_at_connect(table, f"token={token}", "token_forged", CloseCode.UNAUTHORIZED)
         refused_at_connect(
-            table, f"token={body_only(table)}", "token_malformed", CLOSE_UNAUTHORIZED
+            table, f"token={body_only(table)}", "token_malformed", CloseCode.UNAUTHORIZED
         )
         # An empty signature is no signature: malformed (a token has one spelling only).
         empty = f"token={body_only(table)}."
-        refused_at_connect(table, empty, "token_malformed", CLOSE_UNAUTHORIZED)
+        refused_at_connect(table, empty, "token_malformed", CloseCode.UNAUTHORIZED)
 
 
 def test_expired_token(table: Table) -> None:
     expired = table.signer.issue(table.id, SENDER, lifetime=60, now=time.time() - 3600)
     with nothing_changes(table):
-        refused_at_connect(table, f"token={expired}", "token_expired", CLOSE_UNAUTHORIZED)
+        refused_at_connect(table, f"token={expired}", "token_expired", CloseCode.UNAUTHORIZED)
 
 
 def test_other_tables_token(table: Table) -> None:
     other_host = table.other["host"]["token"]
     with nothing_changes(table):
         query = f"token={other_host}&table={table.id}"
-        refused_at_connect(table, query, "token_other_table", CLOSE_UNAUTHORIZED)
+        refused_at_connect(table, query, "token_other_table", CloseCode.UNAUTHORIZED)
         # A genuine token of a table that does not exist.
         ghost = table.signer.issue("no-such-table", "host")
-        refused_at_connect(table, f"token={ghost}", "no_table", CLOSE_NO_TABLE)
+        refused_at_connect(table, f"token={ghost}", "no_table", CloseCode.NO_TABLE)
     # The other table's host reaches only his own table: this one never moves.
     with nothing_changes(table):
         theirs = table.connect(f"token={other_host}")
@@ -196,14 +197,15 @@ def test_other_tables_token(table: Table) -> None:
 
 # Found here (bug): the app admitted a genuine token for seat 42 of a 10-seat table; building
 # its view raised inside Hub.attach, so the connection died AND stayed in the hub, and every
-# later broadcast of that table failed. plugin/web/app.py now refuses it (token_bad_seat).
+# later broadcast of that table failed. Server.admit (plugin/web/context.py) now refuses it
+# (token_bad_seat).
 def test_token_for_a_seat_outside_the_table(table: Table) -> None:
     outside = table.signer.issue(table.id, 42)
     with nothing_changes(table):
         channel = table.connect(f"token={outside}")
         reply = channel.receive()
         assert reply["type"] == "error" and reply["error"].startswith("token_"), reply
-        assert channel.receive() == {"type": "close", "code": CLOSE_UNAUTHORIZED}
+        assert channel.receive() == {"type": "close", "code": CloseCode.UNAUTHORIZED}
     # The table's own clients still get every change.
     version = table.view()["table"]["version"]
     assert table.seats[SENDER].request("vote", "after", candidate=CANDIDATES[0])["type"] == "ack"
@@ -213,7 +215,7 @@ def test_token_for_a_seat_outside_the_table(table: Table) -> None:
 def test_missing_or_empty_token(table: Table) -> None:
     with nothing_changes(table):
         for query in ("", "token=", f"table={table.id}", "token=" + "A" * 600):
-            refused_at_connect(table, query, "token_malformed", CLOSE_UNAUTHORIZED)
+            refused_at_connect(table, query, "token_malformed", CloseCode.UNAUTHORIZED)
 
 
 def test_a_replayed_message_is_applied_once(table: Table) -> None:

@@ -28,12 +28,12 @@ from plugin.rooms.embedded.client import RoomClient, http_answerer
 from plugin.server.embedded import EmbeddedTables
 from testing import eventually, serve
 from plugin.web.app import ServerConfig, create_app
+from plugin.web.close_codes import CloseCode
 from plugin.web.video import video_routes
 
 pytestmark = pytest.mark.slow
 ADMIN = "reissue-admin-key-0123456789"
 SECRET = b"reissue-secret-0123456789abcdef0"
-CLOSE_ENDED, CLOSE_UNAUTHORIZED = 4410, 4401
 SECONDS = 10.0  # any one wait, at most
 
 
@@ -125,9 +125,9 @@ async def test_a_host_reissue_ends_the_old_consoles_lobby_socket(site: Site) -> 
         links = await site.reissue("host")
         received, code = await until_closed(console)
         assert [m["error"] for m in received if m["type"] == "error"] == ["token_reissued"]
-        assert code == CLOSE_ENDED
+        assert code == CloseCode.ENDED
         assert await refused(site, "/lobby", old_host, table=site.table) == (
-            "token_reissued", CLOSE_UNAUTHORIZED,
+            "token_reissued", CloseCode.UNAUTHORIZED,
         )  # fmt: skip
         await console.close()
         # The new host link's console opens, and the player still waits: nobody seated him.
@@ -148,9 +148,9 @@ async def test_a_seat_reissue_ends_its_video_page_and_tells_the_others(site: Sit
         await site.reissue(1)
         received, code = await until_closed(first)
         assert [m["error"] for m in received if m["type"] == "error"] == ["token_reissued"]
-        assert code == CLOSE_ENDED
+        assert code == CloseCode.ENDED
         assert (await receive(second))["type"] == "leave"  # seat 1 is gone from its mesh
-        assert await refused(site, "/video", old) == ("token_reissued", CLOSE_UNAUTHORIZED)
+        assert await refused(site, "/video", old) == ("token_reissued", CloseCode.UNAUTHORIZED)
     finally:
         await first.close()
         await second.close()
@@ -167,9 +167,9 @@ async def test_a_watch_reissue_ends_every_spectators_video_page(site: Site) -> N
         for ws in spectators:
             received, code = await until_closed(ws)
             assert [m["error"] for m in received if m["type"] == "error"] == ["token_reissued"]
-            assert code == CLOSE_ENDED
+            assert code == CloseCode.ENDED
         assert [(await receive(player))["type"] for _ in spectators] == ["leave", "leave"]
-        assert await refused(site, "/video", watch) == ("token_reissued", CLOSE_UNAUTHORIZED)
+        assert await refused(site, "/video", watch) == ("token_reissued", CloseCode.UNAUTHORIZED)
     finally:
         for ws in (*spectators, player):
             await ws.close()

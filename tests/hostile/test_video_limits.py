@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 
 from plugin.rules.state import Phase
 from testing import ServerProcess
+from plugin.web.close_codes import CloseCode
 from plugin.web.limits import CONNECTS_PER_SECOND, REFUSED_CONNECT_SECONDS
 from plugin.web.video import (
     MAX_QUEUED,
@@ -33,7 +34,6 @@ from plugin.web.video import (
 )
 
 pytestmark = pytest.mark.slow
-CLOSE_TOO_MANY = 4429
 FLOOD_SECONDS = 3.0
 # A 20 KB offer, as the outside check sent: valid, and as large as a signal may be.
 FLOOD = json.dumps({"type": "signal", "to": 2, "gen": 1,
@@ -81,7 +81,7 @@ def test_a_seat_that_connects_to_video_in_a_loop_is_refused(server: ServerProces
         else:
             welcomed += 1
     took = time.monotonic() - started
-    assert refused and set(refused) == {("too_many_connects", CLOSE_TOO_MANY)}, refused
+    assert refused and set(refused) == {("too_many_connects", CloseCode.TOO_MANY)}, refused
     # The burst of 10 and the bucket's refill meanwhile; each refusal a second late.
     assert welcomed <= 10 + CONNECTS_PER_SECOND * took + 1, (welcomed, took)
     assert took >= 0.9 * REFUSED_CONNECT_SECONDS * len(refused), (took, len(refused))

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from plugin.paths import ROOT
+from plugin.web.close_codes import CloseCode
 from testing import FakeVoice, eventually, percentile, steady
 
 
@@ -92,7 +93,7 @@ def test_a_request_on_a_socket_the_server_closed_reads_as_the_close() -> None:
     closed = threading.Event()
 
     def handler(ws: ServerConnection) -> None:
-        ws.close(4410, "table_moved")
+        ws.close(CloseCode.ENDED, "table_moved")
         closed.set()
 
     with serve(handler, "127.0.0.1", 0) as server:
@@ -104,7 +105,10 @@ def test_a_request_on_a_socket_the_server_closed_reads_as_the_close() -> None:
             while client.ws.protocol.state.name != "CLOSED":  # the close handshake is over
                 assert time.monotonic() < deadline
                 time.sleep(0.01)
-            assert client.request("vote", candidate=6, id="a") == {"type": "close", "code": 4410}
+            assert client.request("vote", candidate=6, id="a") == {
+                "type": "close",
+                "code": CloseCode.ENDED,
+            }
             with pytest.raises(ConnectionError):
                 client.request("vote", candidate=6, id="b")
         server.shutdown()

@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
+from plugin.web.close_codes import CloseCode
 from plugin.web.limits import CONNECTIONS_PER_SEAT
+from testing import Client, TestClient
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 
@@ -109,7 +110,7 @@ def test_a_foreign_origin_may_not_post_or_open_a_socket(app_client: TestClient) 
         app_client.websocket_connect("/ws", headers=evil) as ws,
     ):
         ws.receive_text()
-    assert refused.value.code == 4403
+    assert refused.value.code == CloseCode.FORBIDDEN_ORIGIN
     # The server's own origin (the page it served) and no origin at all (a bot) may.
     with ExitStack() as stack:
         own = hello_socket(app_client, stack, token_of(links, 3), Origin="http://testserver")
@@ -166,7 +167,7 @@ def test_a_reissued_link_is_refused_at_once_and_its_sockets_closed(
         while (message := victim.receive())["type"] == "state":
             pass
         assert message["error"] == "token_reissued"
-        assert victim.receive() == {"type": "close", "code": 4410}
+        assert victim.receive() == {"type": "close", "code": CloseCode.ENDED}
         # Seat 4's socket is untouched, and its link still works.
         assert other.request("pass")["type"] in ("ack", "error")
         first_state(hello_socket(app_client, stack, token_of(links, 4)))

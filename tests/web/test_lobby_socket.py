@@ -15,13 +15,14 @@ import pytest
 
 from plugin.cli.protocol import main as protocol_main
 from plugin.signing import Signer, TokenError
-from testing import TestClient, in_process
-from testing.protocol import Client
 from plugin.web.app import ServerConfig, create_app
+from plugin.web.close_codes import CloseCode
 from plugin.web.limits import RateLimit
 from plugin.web.lobby import MAX_WAITING
 from plugin.web.lobby_socket import MAX_SOCKETS
 from plugin.web.pages import page_routes
+from testing import TestClient, in_process
+from testing.protocol import Client
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 
@@ -334,7 +335,7 @@ def test_archiving_the_table_ends_its_lobby(client: TestClient) -> None:
         assert answer.status_code == 200
         for lobby in (host, player):
             assert lobby.error()["error"] == "table_archived"
-            assert lobby.receive() == {"type": "close", "code": 4410}
+            assert lobby.receive() == {"type": "close", "code": CloseCode.ENDED}
         again = open_lobby(stack, client, table, links["invite"]["token"], device(1))
         assert again.receive()["error"] == "table_archived"
 

@@ -19,8 +19,8 @@ from plugin.host.stream import StreamView
 from plugin.host.views import Viewer, ViewSet, build_view
 from plugin.rules import views
 from plugin.rules.state import GameState
-from plugin.web import protocol
 from plugin.web.hub import StateFrames
+from plugin.web.messages import VERSION
 
 from ..games import PRESETS, SEEDS, first_state, picks, played
 
@@ -82,7 +82,7 @@ def test_every_viewers_spliced_message_is_its_whole_view_and_only_its_own(
             # The whole view, as build_view gives it alone, and nothing else.
             assert message == {
                 "type": "state",
-                "v": protocol.VERSION,
+                "v": VERSION,
                 **json.loads(json.dumps(build_view(snapshot, viewer, connected))),
             }, viewer
             # Every key of the engine's own view, as the engine says it.

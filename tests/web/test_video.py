@@ -19,9 +19,10 @@ from plugin.host.settings import TableSettings
 from plugin.host.views import Viewer, build_view
 from plugin.rules.state import Phase
 from plugin.signing import Signer
-from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
+from plugin.web.close_codes import CloseCode
 from plugin.web.video import MAX_MESSAGE_BYTES, may_link, video_routes
+from testing import Client, TestClient
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 
@@ -139,7 +140,7 @@ def test_forged_expired_and_missing_tokens_are_refused(client: TestClient) -> No
             assert json.loads(ws.receive_text())["error"] == code
             with pytest.raises(WebSocketDisconnect) as closed:
                 ws.receive_text()
-            assert closed.value.code == 4401
+            assert closed.value.code == CloseCode.UNAUTHORIZED
 
 
 def test_a_token_of_a_table_that_does_not_exist_is_refused(client: TestClient) -> None:

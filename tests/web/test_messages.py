@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from plugin.web import protocol
-from plugin.web.protocol import MAX_MESSAGE_BYTES, ProtocolError, decode
+from plugin.web import messages
+from plugin.web.messages import MAX_MESSAGE_BYTES, ProtocolError, decode
 
 
 @pytest.mark.parametrize(
@@ -25,8 +25,8 @@ from plugin.web.protocol import MAX_MESSAGE_BYTES, ProtocolError, decode
 )
 def test_valid_messages(text: str, kind: str, fields: dict) -> None:
     message = decode(text)
-    assert protocol.message_type(message) == kind
-    assert protocol.message_fields(message) == fields
+    assert messages.message_type(message) == kind
+    assert messages.message_fields(message) == fields
 
 
 @pytest.mark.parametrize(
@@ -60,11 +60,11 @@ def test_oversized_message_is_refused_before_parsing() -> None:
 
 
 def test_server_messages() -> None:
-    assert json.loads(protocol.encode_ack("a", duplicate=True)) == {
+    assert json.loads(messages.encode_ack("a", duplicate=True)) == {
         "type": "ack",
         "v": 1,
         "id": "a",
         "duplicate": True,
     }
-    error = json.loads(protocol.encode_error("host_only", "no", "b"))
+    error = json.loads(messages.encode_error("host_only", "no", "b"))
     assert error["type"] == "error" and error["error"] == "host_only" and error["id"] == "b"

@@ -1,4 +1,6 @@
-"""The one WebSocket protocol of the player widget and the host console (docs/protocol.md).
+"""The messages of the table socket, `/ws`: the one wire protocol of the player widget and
+the host console (docs/protocol.md). Not the game's protocol (`plugin/protocol`, the
+judge's record of a game).
 
 Client → server messages are msgspec tagged structs: {"v": 1, "id": "<client msg id>",
 "type": "...", ...}. Unknown fields, unknown types, wrong types and messages over
