@@ -33,8 +33,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, WATCH, Command
-from plugin.host.log import Fenced, LogUnavailable
-from plugin.host.ports import Clock, Log
+from plugin.host.ports import Clock, Fenced, Leases, Log, LogUnavailable
 from plugin.host.registry import (
     MAX_TABLES,
     GameNotOver,
@@ -85,9 +84,10 @@ CLOSE_ELSEWHERE = 1013  # "try again later": another server hosts the table (Pos
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerConfig:
-    db_path: Path
+    db_path: Path  # where the server's own files live (its secret, its admin key)
     admin_key: str
-    log: Callable[[], Log] | None = None  # default: the SQLite log at db_path
+    # The event log and, on a shared log, this server's leases (the assembly chooses).
+    log: Callable[[], tuple[Log, Leases | None]]
     base_url: str = "http://127.0.0.1:8000"
     secret: bytes | None = None  # default: $AUTOHOST_SECRET or the file beside the db
     clock: Clock | None = None
@@ -204,7 +204,7 @@ class Server:
             return "table_broken", f"table {table_id!r} could not be opened; the host is told"
         if registry is not None and registry.log.is_archived(table_id):
             return "table_archived", f"table {table_id!r} has ended; its protocol is kept"
-        if registry is not None and registry.log.shared and registry.log.table_settings(table_id):
+        if registry is not None and registry.leases and registry.log.table_settings(table_id):
             return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
 
@@ -220,12 +220,10 @@ class Server:
 
     def elsewhere(self, table_id: str) -> str | None:
         """The public URL of the server that holds the table's lease now, if another."""
-        registry = self.registry
-        url_of = getattr(registry.log, "owner_url", None) if registry is not None else None
-        if url_of is None:
+        if self.registry is None:
             return None
         try:
-            url = url_of(table_id)
+            url = self.registry.owner_url(table_id)
         except LogUnavailable:
             return None
         return url if url and url != self.config.base_url else None
@@ -249,8 +247,10 @@ def create_app(config: ServerConfig) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        log, leases = config.log()
         registry = Registry(
-            config.log() if config.log is not None else config.db_path,
+            log,
+            leases=leases,
             hub=server.hub,
             clock=config.clock,
             room_factory=config.room_factory,
@@ -258,9 +258,8 @@ def create_app(config: ServerConfig) -> Starlette:
             max_tables=config.max_tables,
             only=config.only,
         )
-        shared: Any = registry.log
-        if hasattr(shared, "url_of"):  # a shared log names our public URL in our leases
-            shared.url_of = lambda: server.config.base_url
+        if leases is not None:  # a shared log names our public URL in our leases
+            leases.url_of = lambda: server.config.base_url
 
         def dropped(table_id: str) -> None:
             message = "another server hosts this table now: reconnect"
@@ -556,7 +555,7 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
         if request.method == "GET":
             listed: list[dict[str, Any]] = [
                 {"id": t.id, "phase": _phase(t), "over": bool(t.state.over),
-                 "owner": registry.log.owner}
+                 "owner": registry.owner}
                 for t in registry.tables.values()
                 if registry.holds(t.id)  # a lease not renewed in time: not ours to report
             ]  # fmt: skip

@@ -3,6 +3,9 @@ tests/eventlog/data/ so that every later log must still open and replay them.
 
     python -m tests.eventlog.old_logs      # (re)writes data/: run once, with the old code
 
+(The data were written by the code of commit f104b30, before the core; the script has only
+followed the registry's new signature since, so that it still runs.)
+
 It plays the same evening on a SQLite file and on a PostgreSQL database (a cluster started
 with testing/postgres.py, then dumped as plain SQL with pg_dump): a finished classic game
 (archived at the next start, its next game recorded and made), a game in the middle of its
@@ -28,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from plugin.host.commands import HOST, Command
-from plugin.host.ports import Log
+from plugin.host.ports import Leases, Log
 from plugin.host.registry import Registry
 from plugin.host.settings import TableSettings
 from plugin.host.table import Table
@@ -102,7 +105,9 @@ async def _ok(table: Table, sender: Any, kind: str, client_id: str | None = None
     assert outcome.ok, outcome
 
 
-async def write_evening(log: Log, registry_of: Callable[[Log, FakeClock], Registry]) -> None:
+async def write_evening(
+    log: Log, leases: Leases | None, registry_of: Callable[..., Registry]
+) -> None:
     """The evening on `log` (closed at the end)."""
     game = play("classic", 11, keep_log=True)
     assert game.log is not None and game.error is None
@@ -112,7 +117,7 @@ async def write_evening(log: Log, registry_of: Callable[[Log, FakeClock], Regist
         seat = record.get("voter") or record.get("by")
         log.append(FINISHED, record, source=str(seat) if isinstance(seat, int) else "host")
     clock = FakeClock()
-    registry = registry_of(log, clock)
+    registry = registry_of(log, leases, clock)
     await registry.start()  # the finished game is archived here
     assert FINISHED not in registry.tables
     settings = TableSettings(
@@ -151,8 +156,8 @@ async def write_evening(log: Log, registry_of: Callable[[Log, FakeClock], Regist
 # --- running it ----------------------------------------------------------------------------
 
 
-def _old_registry(log: Log, clock: FakeClock) -> Registry:
-    return Registry(log, hub=FakeHub(), clock=clock, save_every=0, heartbeat=60)
+def _registry(log: Log, leases: Leases | None, clock: FakeClock) -> Registry:
+    return Registry(log, leases=leases, hub=FakeHub(), clock=clock, save_every=0, heartbeat=60)
 
 
 def restore(dump: Path, dsn: str) -> None:
@@ -169,7 +174,7 @@ def _write_expected(kind: str, expected: dict[str, Any]) -> None:
 
 
 async def _main() -> None:
-    from plugin.eventlog import open_log
+    from plugin.eventlog import open_hosting
     from testing.postgres import running_postgres
 
     os.environ["TZ"] = "UTC"  # the protocol's date is the server's local day
@@ -177,7 +182,7 @@ async def _main() -> None:
     DATA.mkdir(exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
         SQLITE.unlink()
-    await write_evening(open_log(SQLITE), _old_registry)
+    await write_evening(*open_hosting(SQLITE), _registry)
     for extra in ("-wal", "-shm"):  # closed: everything is in the main file
         assert (
             not Path(str(SQLITE) + extra).exists() or Path(str(SQLITE) + extra).stat().st_size == 0
@@ -185,8 +190,8 @@ async def _main() -> None:
     copy = DATA / "observe.sqlite"
     shutil.copyfile(SQLITE, copy)
     try:
-        log = open_log(copy)
-        expected = await observe(log, lambda clock: _old_registry(log, clock))
+        log, _ = open_hosting(copy)
+        expected = await observe(log, lambda clock: _registry(log, None, clock))
     finally:
         for suffix in ("", "-wal", "-shm", ".lock"):
             Path(str(copy) + suffix).unlink(missing_ok=True)
@@ -195,7 +200,7 @@ async def _main() -> None:
     )
     with running_postgres() as server:
         dsn = server.new_database()
-        await write_evening(open_log(dsn, owner="old-server"), _old_registry)
+        await write_evening(*open_hosting(dsn, owner="old-server"), _registry)
         dumped = subprocess.run(
             ["pg_dump", "--no-owner", "--no-privileges", "-d", dsn],
             capture_output=True, text=True, timeout=60, check=True,
@@ -203,8 +208,8 @@ async def _main() -> None:
         POSTGRES.write_text(dumped.stdout)
         again = server.new_database()
         restore(POSTGRES, again)
-        log = open_log(again, owner="reader")
-        expected = await observe(log, lambda clock: _old_registry(log, clock))
+        log, leases = open_hosting(again, owner="reader")
+        expected = await observe(log, lambda clock: _registry(log, leases, clock))
     _write_expected("postgres", expected)
     print(f"wrote {SQLITE}, {POSTGRES} and the expected readings", file=sys.stderr)
 

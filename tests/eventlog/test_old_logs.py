@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from plugin.eventlog import open_log
+from plugin.eventlog import open_hosting, open_log
 from plugin.host.registry import Registry
 from testing import FakeClock, FakeHub
 
@@ -46,10 +46,10 @@ async def test_an_old_log_opens_and_replays_as_the_old_code_read_it(
     old_log: tuple[str, str], utc: None
 ) -> None:
     kind, where = old_log
-    log = open_log(where, owner="reader")
+    log, leases = open_hosting(where, owner="reader")
 
     def registry(clock: FakeClock) -> Registry:
-        return Registry(log, hub=FakeHub(), clock=clock, save_every=0, heartbeat=60)
+        return Registry(log, leases=leases, hub=FakeHub(), clock=clock, save_every=0, heartbeat=60)
 
     read = await observe(log, registry)
     expected = json.loads(EXPECTED[kind].read_text())

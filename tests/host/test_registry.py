@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from plugin.cli import table as table_cli
+from plugin.eventlog import open_log
 from plugin.host.commands import HOST, Command
 from plugin.host.registry import Registry
 from plugin.host.settings import SettingsError, TableSettings
@@ -24,7 +25,8 @@ def registry(path: Path, rooms: dict[str, FakeRoom]) -> Registry:
         rooms[table_id] = FakeRoom()
         return rooms[table_id]
 
-    return Registry(path, hub=FakeHub(), clock=FakeClock(), room_factory=room_for, save_every=0)
+    log = open_log(path)
+    return Registry(log, hub=FakeHub(), clock=FakeClock(), room_factory=room_for, save_every=0)
 
 
 async def test_tables_resume_after_a_restart_and_close_releases_every_room(tmp_path: Path):

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from testing import TestClient
+from plugin.eventlog import log_opener
 from plugin.web.app import ServerConfig, create_app
 
 SECRET = b"test-secret-0123456789abcdef0123"
@@ -19,7 +20,12 @@ ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
 
 @pytest.fixture
 def app_client(tmp_path: Path) -> Iterator[TestClient]:
-    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET)
+    config = ServerConfig(
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+    )
     with TestClient(create_app(config)) as client:
         yield client
 
