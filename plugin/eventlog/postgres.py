@@ -222,14 +222,12 @@ class PostgresStore:
         raise AssertionError("unreachable")
 
     def close_writer(self) -> None:
-        if self._write_db is not None:
-            self._write_db.close()
-            self._write_db = None
+        self._drop_writer()
 
     def close(self) -> None:
-        if self._read_db is not None:
-            self._read_db.close()
-            self._read_db = None
+        reader, self._read_db = self._read_db, None
+        if reader is not None:
+            reader.close()
 
 
 class _PostgresTransaction:

@@ -1,9 +1,11 @@
 """The ports a table's host loop drives, owned here and implemented outside.
 
-Each is a typing.Protocol. The rooms (embedded aiortc, LiveKit), the voice (espeak-ng) and
-the web hub implement them; `plugin.host.silent` has the no-op ones and `testing`
-the in-memory fakes that record what they were asked. Nothing in `plugin.host` imports its
-implementations: the assembly (`plugin.server`) plugs them in.
+Each is a typing.Protocol. The rooms (embedded aiortc, LiveKit), the voice (espeak-ng), the
+web hub and the event log (`plugin.eventlog`: Log, and Leases on a shared log) implement
+them; `plugin.host.silent` has the no-op ones and `testing` the in-memory fakes that record
+what they were asked. The values and errors the ports carry (Entry, ClockRow, CommitTimes,
+LogUnavailable, Fenced) are defined here too, so a port never imports its adapter. Nothing
+in `plugin.host` imports its implementations: the assembly (`plugin.server`) plugs them in.
 """
 
 from __future__ import annotations
