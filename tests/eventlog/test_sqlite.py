@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from plugin.eventlog import EventLog, SqliteStore
+from plugin.eventlog import EventLog, SqliteStore, open_hosting
 from plugin.eventlog import sqlite as log_module
 from plugin.host.ports import ClockRow
 
@@ -118,3 +118,12 @@ def test_commits_never_checkpoint_the_checkpointer_does(
     assert rows == 300
     log.close()
     assert not log.store._checkpointer._thread.is_alive()
+
+
+def test_a_sqlite_log_offers_no_leases(tmp_path: Path) -> None:
+    """One server per file: whatever its name, it holds every table, with no lease."""
+    log, leases = open_hosting(tmp_path / "log.db", owner="server-a")
+    assert leases is None
+    log.create_table("t1", {})
+    assert log.append("t1", {"type": "a"}, source="host") == 1
+    log.close()
