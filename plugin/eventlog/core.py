@@ -37,7 +37,7 @@ from typing import Any
 from plugin.host.ports import ClockRow, CommitTimes, Entry, Fenced, LogUnavailable
 
 from . import statements as sql
-from .group_commit import GroupCommit, Row, decode_json, encode_json
+from .group_commit import EventRow, GroupCommit, decode_json, encode_json
 from .store import Store, Transaction, Uncertain
 
 logger = logging.getLogger(__name__)
@@ -149,7 +149,7 @@ class EventLog(GroupCommit):
         self._remember_client_id(table_id, client_id, seq)
         return seq
 
-    def _after(self, rows: list[Row], outcomes: list[int | Exception]) -> None:
+    def _after(self, rows: list[EventRow], outcomes: list[int | Exception]) -> None:
         """On the loop: drop the tables fenced out (or whose COMMIT got no answer)."""
         dropped = {
             row[0]
@@ -163,7 +163,7 @@ class EventLog(GroupCommit):
         self.forget(table_id)
         self._fenced(table_id)
 
-    def _insert(self, rows: list[Row]) -> list[int | Exception]:
+    def _insert(self, rows: list[EventRow]) -> list[int | Exception]:
         """On the writer thread: every row whose table this server may write, in one
         transaction (the others fenced out); if one of them is bad, each in its own, so
         one bad row does not sink the others."""
@@ -177,7 +177,7 @@ class EventLog(GroupCommit):
             return [failure for _ in rows]
         return [row[1] if row[0] in held else _fenced_out(row[0]) for row in rows]
 
-    def _insert_one(self, row: Row) -> int | Exception:
+    def _insert_one(self, row: EventRow) -> int | Exception:
         refusals: tuple[type[Exception], ...] = (
             *self.store.dialect.integrity_errors,
             LogUnavailable,
@@ -188,7 +188,7 @@ class EventLog(GroupCommit):
             return error
         return row[1] if row[0] in held else _fenced_out(row[0])
 
-    def _rows_writer(self, rows: list[Row]) -> Callable[[Transaction], set[str]]:
+    def _rows_writer(self, rows: list[EventRow]) -> Callable[[Transaction], set[str]]:
         def write(tx: Transaction) -> set[str]:
             held = self.store.fence(tx, sorted({row[0] for row in rows}))
             good = [row for row in rows if row[0] in held]

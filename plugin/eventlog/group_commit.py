@@ -22,8 +22,9 @@ import msgspec
 from plugin.host.ports import Inputs
 
 T = TypeVar("T")
-Row = tuple[str, int, str, float, str, str | None]  # table, seq, record, wall, source, client
-Queued = tuple[list[Row], "asyncio.Future[list[int | Exception]]"]  # one committer's rows
+# One input as written: table, seq, record (JSON), wall clock, source, client id.
+EventRow = tuple[str, int, str, float, str, str | None]
+Queued = tuple[list[EventRow], "asyncio.Future[list[int | Exception]]"]  # one committer's rows
 
 
 class GroupCommit:
@@ -69,13 +70,13 @@ class GroupCommit:
     def _seq(self, table_id: str) -> int:
         raise NotImplementedError
 
-    def _insert(self, rows: list[Row]) -> list[int | Exception]:
+    def _insert(self, rows: list[EventRow]) -> list[int | Exception]:
         raise NotImplementedError
 
     def _load_client_ids(self, table_id: str) -> dict[str, int]:
         raise NotImplementedError
 
-    def _after(self, rows: list[Row], outcomes: list[int | Exception]) -> None:
+    def _after(self, rows: list[EventRow], outcomes: list[int | Exception]) -> None:
         """On the loop, once a transaction's outcomes are known (before the committers)."""
         raise NotImplementedError
 
@@ -118,7 +119,7 @@ class GroupCommit:
             raise RuntimeError("the event log is closed")
         if not inputs:
             return []
-        rows: list[Row] = []
+        rows: list[EventRow] = []
         for record, source, client_id in inputs:
             seq = self._seq(table_id)
             self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
@@ -156,7 +157,7 @@ class GroupCommit:
             loop.call_soon_threadsafe(self._written, batch, rows, outcomes)
 
     def _written(
-        self, batch: list[Queued], rows: list[Row], outcomes: list[int | Exception]
+        self, batch: list[Queued], rows: list[EventRow], outcomes: list[int | Exception]
     ) -> None:
         """On the loop: a transaction's outcomes; remember its client ids, then answer
         (whatever happens before: a committer left without its answer would wait forever)."""

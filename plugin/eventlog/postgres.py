@@ -40,7 +40,7 @@ import psycopg
 from plugin.host.ports import CommitTimes, Fenced, LogUnavailable
 
 from .deadlines import DEADLINES, STATEMENT_SECONDS
-from .store import Dialect, Row, Transaction, Uncertain
+from .store import Dialect, Fetched, Transaction, Uncertain
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -193,7 +193,7 @@ class PostgresStore:
                 self._write_db.close()
             self._write_db = None
 
-    def read(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+    def read(self, statement: str, params: Sequence[Any] = ()) -> list[Fetched]:
         """A query on the loop's connection; one found dead (the database restarted since)
         is made again once."""
         if time.monotonic() < self._reads_refused_until:  # it just failed: fail at once
@@ -244,7 +244,7 @@ class _PostgresTransaction:
             with self._db.cursor() as cursor:
                 cursor.executemany(_placeholders(statement), rows)
 
-    def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+    def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[Fetched]:
         return self._db.execute(_placeholders(statement), params).fetchall()
 
 

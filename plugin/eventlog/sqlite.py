@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 from plugin.host.ports import CommitTimes, LogUnavailable
 
-from .store import Dialect, Row, Transaction
+from .store import Dialect, Fetched, Transaction
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -126,7 +126,7 @@ class SqliteStore:
     def made(self, tx: Transaction, table_id: str) -> None:
         return None
 
-    def read(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+    def read(self, statement: str, params: Sequence[Any] = ()) -> list[Fetched]:
         if self._db is None:  # made by the thread that reads: the loop's
             self._db = sqlite3.connect(str(self.path), isolation_level=None)
         return self._db.execute(statement, params).fetchall()
@@ -161,7 +161,7 @@ class _SqliteTransaction:
     def executemany(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
         self._db.executemany(statement, rows)
 
-    def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+    def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[Fetched]:
         return self._db.execute(statement, params).fetchall()
 
 

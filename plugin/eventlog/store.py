@@ -16,7 +16,7 @@ from typing import Any, Protocol, TypeVar
 from plugin.host.ports import CommitTimes, LogUnavailable
 
 T = TypeVar("T")
-Row = tuple[Any, ...]
+Fetched = tuple[Any, ...]  # one row a query returned
 
 
 class Uncertain(LogUnavailable):
@@ -44,11 +44,13 @@ class Transaction(Protocol):
 
     def executemany(self, statement: str, rows: Sequence[Sequence[Any]]) -> None: ...
 
-    def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+    def fetch(self, statement: str, params: Sequence[Any] = ()) -> list[Fetched]:
         """Run one statement; the rows it returned."""
 
 
 class Store(Protocol):
+    """A database the event log is kept in (SQLite's file, PostgreSQL's server)."""
+
     dialect: Dialect
 
     @property
@@ -75,7 +77,7 @@ class Store(Protocol):
     def made(self, tx: Transaction, table_id: str) -> None:
         """A table is being made here (inside `tx`): the server that makes it hosts it."""
 
-    def read(self, statement: str, params: Sequence[Any] = ()) -> list[Row]:
+    def read(self, statement: str, params: Sequence[Any] = ()) -> list[Fetched]:
         """A query on the event loop's own connection (reads never wait for the writer)."""
 
     def close_writer(self) -> None:
