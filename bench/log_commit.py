@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plugin.host.log import ClockRow, EventLog
+from plugin.eventlog import EventLog, SqliteStore
+from plugin.host.ports import ClockRow
 from testing import percentile
 
 TICK = 0.020
@@ -59,7 +60,7 @@ async def _clock_saver(log: EventLog, tables: list[str], until: float) -> None:
 
 
 async def run(tables: int, every: float, seconds: float, directory: Path) -> dict[str, float]:
-    log = EventLog(directory / "bench.db")
+    log = EventLog(SqliteStore(directory / "bench.db"))
     ids = [f"t{n}" for n in range(tables)]
     for table_id in ids:
         log.create_table(table_id, {})

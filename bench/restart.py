@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from plugin.eventlog import open_log  # noqa: E402
 from plugin.host.commands import HOST, Command  # noqa: E402
 from plugin.host.registry import Registry  # noqa: E402
 from plugin.host.settings import TableSettings  # noqa: E402
@@ -55,7 +56,7 @@ async def play_into_a_vote(registry: Registry, index: int) -> str:
 
 
 async def build(db: Path, tables: int) -> tuple[list[str], int]:
-    registry = Registry(db, hub=Hub())
+    registry = Registry(open_log(db), hub=Hub())
     await registry.start()
     ids = [await play_into_a_vote(registry, i) for i in range(tables)]
     events = sum(len(registry.log.entries(t)) for t in ids)
@@ -65,7 +66,7 @@ async def build(db: Path, tables: int) -> tuple[list[str], int]:
 
 async def rebuild_in_process(db: Path) -> float:
     started = time.perf_counter()
-    registry = Registry(db, hub=Hub())
+    registry = Registry(open_log(db), hub=Hub())
     await registry.start()
     elapsed = time.perf_counter() - started
     assert all(t.state.phase.value == "voting" for t in registry.tables.values())

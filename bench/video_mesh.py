@@ -23,6 +23,7 @@ from playwright.async_api import async_playwright
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
+from plugin.eventlog import log_opener
 from plugin.host.settings import TableSettings
 from plugin.paths import ROOT
 from testing import serve
@@ -39,7 +40,8 @@ async def measure(quality: str, pages_count: int, seconds: float) -> tuple[float
     """(kbit/s, frames/s) page 1 sends to one peer, averaged over its peers."""
     with tempfile.TemporaryDirectory() as tmp:
         config = ServerConfig(
-            db_path=Path(tmp) / "autohost.db", admin_key="bench",
+            db_path=Path(tmp) / "autohost.db", log=log_opener(Path(tmp) / "autohost.db"),
+            admin_key="bench",
             secret=b"bench-secret-0123456789abcdef0123",
             routes=[video_routes, Mount("/static/video", StaticFiles(directory=STATIC_VIDEO)),
                     Mount("/static/socket", StaticFiles(directory=STATIC_SOCKET)),

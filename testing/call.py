@@ -25,6 +25,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from plugin.eventlog import log_opener
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import EmbeddedRoom, rtc_ice_servers
 from plugin.rooms.embedded.frames import FRAME_SAMPLES, SAMPLE_RATE, SILENCE, tone
@@ -203,6 +204,7 @@ async def call_site(
 
     config = ServerConfig(
         db_path=folder / "log.db",
+        log=log_opener(folder / "log.db"),
         admin_key="admin",
         secret=b"call-site-secret-0123456789abcdef",
         routes=[

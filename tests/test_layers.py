@@ -29,8 +29,8 @@ RANKS: dict[str, int] = {
     "plugin.signing": 1,
     "plugin.host": 2,
     "plugin.rooms": 3,
-    # The Log port's implementations (SQLite's stays in host, PostgreSQL's here): they
-    # implement a host port, like the rooms, and only the assembly picks one.
+    # The event log: one core over two stores (SQLite, PostgreSQL), implementing the host's
+    # Log and Leases ports, like the rooms theirs; only the assembly picks a store.
     "plugin.eventlog": 3,
     "plugin.web": 3,
     "plugin.protocol": 3,
@@ -169,6 +169,9 @@ def test_tests_never_import_the_benchmarks() -> None:
         ("plugin.server.assembly", "from plugin.cli import main"),
         ("plugin.rules.settings", "from plugin import signing"),
         ("plugin.web.hub", "from ..server import http"),
+        ("plugin.host.registry", "from plugin.eventlog import open_log"),
+        ("plugin.web.app", "from plugin.eventlog.sqlite import SqliteStore"),
+        ("plugin.eventlog.core", "from plugin.web.app import Server"),
     ],
 )
 def test_the_checker_catches_a_wrong_arrow(module: str, line: str) -> None:

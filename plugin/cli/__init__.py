@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:
         # An event log or key file that cannot be used (a folder, an empty or damaged
         # file): one line that names it, for every command, never a traceback.
-        from plugin.host.log import BadLogFile
+        from plugin.eventlog import BadLogFile
         from plugin.signing import BadKeyFile
 
         if isinstance(error, BadLogFile | BadKeyFile):

@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", help="write the JSON protocol here (default: stdout)")
     args = parser.parse_args(argv)
     from plugin.eventlog import is_url, open_log
-    from plugin.host.log import LogUnavailable
+    from plugin.host.ports import LogUnavailable
 
     if not is_url(args.db) and not Path(args.db).is_file():
         print(f"autohost protocol: no event log at {args.db}", file=sys.stderr)

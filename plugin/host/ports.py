@@ -1,9 +1,11 @@
 """The ports a table's host loop drives, owned here and implemented outside.
 
-Each is a typing.Protocol. The rooms (embedded aiortc, LiveKit), the voice (espeak-ng) and
-the web hub implement them; `plugin.host.silent` has the no-op ones and `testing`
-the in-memory fakes that record what they were asked. Nothing in `plugin.host` imports its
-implementations: the assembly (`plugin.server`) plugs them in.
+Each is a typing.Protocol. The rooms (embedded aiortc, LiveKit), the voice (espeak-ng), the
+web hub and the event log (`plugin.eventlog`: Log, and Leases on a shared log) implement
+them; `plugin.host.silent` has the no-op ones and `testing` the in-memory fakes that record
+what they were asked. The values and errors the ports carry (Entry, ClockRow, CommitTimes,
+LogUnavailable, Fenced) are defined here too, so a port never imports its adapter. Nothing
+in `plugin.host` imports its implementations: the assembly (`plugin.server`) plugs them in.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import numpy.typing as npt
 
 from plugin.rules.state import GameState
 
-from .log import ClockRow, CommitTimes, Entry
 from .settings import TableSettings
 from .stream import StreamView
 
@@ -108,20 +109,82 @@ class Clock(Protocol):
     def call_later(self, delay: float, callback: Callable[[], None]) -> Handle: ...
 
 
+class LogUnavailable(Exception):
+    """The log refused a write or a read (a full or failing disk, a database away): the
+    input was not committed, and nothing changed."""
+
+
+class Fenced(LogUnavailable):
+    """This server no longer holds the table's lease (another took it over): the write was
+    refused and the table must be dropped here (see Leases)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Entry:
+    """One logged input. `source`: a seat number as text, "host", "clock" or "room"."""
+
+    seq: int
+    record: dict[str, Any]
+    source: str
+    client_id: str | None
+    undone: bool
+    wall: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClockRow:
+    """A table's timer as saved: which one runs, the time it had left, paused or not."""
+
+    timer_id: int | None
+    remaining: float | None
+    paused: bool
+    warn_at: float = 0
+
+
+class CommitTimes:
+    """How long the log's durable commits took (the COMMIT alone, on the log's writer
+    thread): what `/healthz` shows, so an operator (and bench/load.py) can tell a slow disk
+    from a slow server. Written by the writer thread, read by the loop: plain counters."""
+
+    SLOW_MS = 50.0
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.slow = 0  # commits over SLOW_MS
+        self.slowest_ms = 0.0
+
+    def record(self, seconds: float) -> None:
+        ms = seconds * 1000
+        self.count += 1
+        self.slow += ms > self.SLOW_MS
+        self.slowest_ms = max(self.slowest_ms, ms)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "commits": self.count,
+            "slow_commits": self.slow,
+            "slow_ms": self.SLOW_MS,
+            "slowest_commit_ms": round(self.slowest_ms, 1),
+        }
+
+
+# A table's inputs committed together: (record, source, client id) each.
+Inputs = Sequence[tuple[dict[str, Any], str, str | None]]
+
+
 class Log(Protocol):
-    """The event log every table writes (plugin.host.log: SQLite, one server;
-    plugin.eventlog.postgres: PostgreSQL, shared by several servers). `commit` makes an input
-    durable before the table acts on it or acks it; a failure raises LogUnavailable.
+    """The event log every table writes (plugin.eventlog: one core over a SQLite file or a
+    PostgreSQL database). `commit` makes an input durable before the table acts on it or
+    acks it; a failure raises LogUnavailable (Fenced: another server hosts the table now).
+    Undo marks an entry, nothing is ever deleted; a finished table is archived, kept whole."""
 
-    Ownership: on a `shared` log a table is hosted by one server at a time, through a lease
-    with an epoch that fences every write (`claim`, `renew`, `release`, `unowned`); a write
-    fenced out raises `Fenced` and calls the `on_fenced` callback. A log that is not shared
-    (SQLite) holds every table for good."""
+    @property
+    def healthy(self) -> bool:
+        """Whether the last write went through."""
 
-    healthy: bool
-    commit_times: CommitTimes  # how long durable commits take (what /healthz shows)
-    shared: bool
-    owner: str | None
+    @property
+    def commit_times(self) -> CommitTimes:
+        """How long durable commits take (what /healthz shows)."""
 
     def create_table(self, table_id: str, settings: dict[str, Any]) -> None: ...
     async def commit_table(self, table_id: str, settings: dict[str, Any]) -> None:
@@ -141,9 +204,7 @@ class Log(Protocol):
     async def commit(
         self, table_id: str, record: dict[str, Any], *, source: str, client_id: str | None = None
     ) -> int: ...
-    async def commit_many(
-        self, table_id: str, inputs: Sequence[tuple[dict[str, Any], str, str | None]]
-    ) -> list[int | Exception]:
+    async def commit_many(self, table_id: str, inputs: Inputs) -> list[int | Exception]:
         """`commit` for inputs taken together (record, source, client id), in order, in
         one transaction: each one's sequence number, or why it was refused."""
 
@@ -162,6 +223,17 @@ class Log(Protocol):
     def load_clock(self, table_id: str) -> ClockRow | None: ...
     def close(self) -> None: ...
 
+
+class Leases(Protocol):
+    """Who hosts each table of a log shared by several servers (PostgreSQL): a lease per
+    table with an epoch that fences every write of the log; a write fenced out raises
+    `Fenced` and calls the `on_fenced` callback. A log that is not shared (SQLite) has no
+    leases: its one server holds every table for good."""
+
+    owner: str  # this server's name in the leases
+    lease: float  # seconds a lease lasts after its last renewal
+    url_of: Callable[[], str]  # this server's public URL, kept in its leases
+
     async def claim(self, table_id: str) -> bool:
         """Take the table's lease if nobody holds it (a new epoch); True if this log holds it."""
 
@@ -175,7 +247,10 @@ class Log(Protocol):
         """Live tables that nobody holds (no lease, or an expired one), oldest first."""
 
     async def owners(self) -> dict[str, str]:
-        """Table id -> the owner holding its lease now (what `GET /api/tables` shows)."""
+        """Table id -> the owner holding its lease now."""
+
+    def owner_url(self, table_id: str) -> str | None:
+        """The public URL of the server whose live lease hosts the table, if any."""
 
     def on_fenced(self, callback: Callable[[str], None]) -> None:
         """Call `callback(table_id)` when a write of that table was fenced out."""

@@ -12,15 +12,11 @@ ends and is not reopened at the next start; `max_tables` caps the live tables. I
 view is still served read-only from its log (`final`), and its next game is a new table
 recorded in its log (`next_game`, a `table.successor` record).
 
-On a shared log (PostgreSQL, issue 16) a table is hosted by one server at a time through
-its lease: the registry opens only the tables it claimed, heartbeats their leases every
-second, claims every table nobody holds (a dead server's, after its lease ran out) and
-replays it; a table whose write was fenced out, or whose lease another server took, is
-dropped at once without touching its microphones (they are the new owner's now). A
-server that could not heartbeat for a whole lease (paused, cut off from the database)
-drops every table before anything else, since others may have claimed them, and claims
-back those nobody took. On close it hands its tables over: it stops them without giving
-the microphones back and expires its leases, so another server takes over at once.
+The registry is given its log (the assembly chose it) and, on a shared log (PostgreSQL,
+issue 16), the leases: a table is hosted by one server at a time through its lease, and
+the registry opens only the tables it claimed; the lease loop (plugin.host.leasing)
+heartbeats, claims and drops. On close it hands its tables over: it stops them without
+giving the microphones back and expires its leases, so another server takes over at once.
 """
 
 from __future__ import annotations
@@ -32,14 +28,15 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
+
+from plugin.tasks import cancel_and_wait
 
 from .clock import RealClock
 from .ending import SUCCESSOR, end_view
 from .game import check_settings, is_event_record, replay
-from .log import EventLog, Fenced, LogUnavailable
-from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
+from .leasing import LeaseLoop
+from .ports import Clock, Fenced, Hub, Leases, Log, LogUnavailable, RoomBackend, Snapshot, Voice
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
 from .table import Table, link_generations
@@ -51,7 +48,6 @@ RoomFactory = Callable[[str, TableSettings], RoomBackend]
 VoiceFactory = Callable[[str, TableSettings], Voice]
 CLOCK_SAVE_SECONDS = 1.0
 HEARTBEAT_SECONDS = 0.4  # a shared log's leases are renewed this often (they last 2 s)
-CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
 MAX_TABLES = 500  # live tables on one server; a club's evening is a handful
 
 
@@ -95,8 +91,9 @@ def new_table_id() -> str:
 class Registry:
     def __init__(
         self,
-        db: str | Path | Log,
+        log: Log,
         *,
+        leases: Leases | None = None,
         hub: Hub,
         clock: Clock | None = None,
         room_factory: RoomFactory | None = None,
@@ -106,7 +103,8 @@ class Registry:
         heartbeat: float = HEARTBEAT_SECONDS,
         only: str | None = None,
     ) -> None:
-        self.log: Log = EventLog(db) if isinstance(db, str | Path) else db
+        self.log = log
+        self.leases = leases  # None: a log of one server (SQLite), every table its own
         # A one-table server's table: it opens, claims and makes no other (OnlyOneTable).
         self.only = only
         self.max_tables = max_tables
@@ -118,33 +116,33 @@ class Registry:
         self._save_every = save_every
         self.tables: dict[str, Table] = {}
         self._saver: asyncio.Task[None] | None = None
-        self._heartbeat_every = heartbeat
-        self._heartbeat: asyncio.Task[None] | None = None
-        self._claimer: asyncio.Task[None] | None = None
-        self._lost_opening: set[str] = set()  # leases lost while their table was opening
-        self._dropping: set[asyncio.Task[None]] = set()
+        self._leasing = None if leases is None else LeaseLoop(self, leases, heartbeat=heartbeat)
         # Called with a table's id once it is dropped here (the web app closes its
         # sockets, so its widgets reconnect and find the server that hosts it now).
         self.on_drop: Callable[[str], None] = lambda table_id: None
-        self._lock = asyncio.Lock()
+        self.lock = asyncio.Lock()  # one table opened at a time (get, claims)
         self._next_lock = asyncio.Lock()  # one next game at a time (a double click)
-        self._opening: set[str] = set()  # tables being replayed and started
-        self._renewed = time.monotonic()  # the last heartbeat sent that the database answered
-        self._claimed: dict[str, float] = {}  # table id -> when its lease was last taken here
+        self.opening: set[str] = set()  # tables being replayed and started
+
+    @property
+    def owner(self) -> str | None:
+        """This server's name in the leases of a shared log (None: not shared)."""
+        return None if self.leases is None else self.leases.owner
+
+    def owner_url(self, table_id: str) -> str | None:
+        """The public URL of the server whose live lease hosts the table (a shared log)."""
+        return None if self.leases is None else self.leases.owner_url(table_id)
 
     async def start(self) -> None:
         """Rebuild every live table in the log (replay), then save running timers every
         second. A table that cannot be rebuilt is marked broken; the others open. On a
         shared log: only the tables nobody holds, claimed first; then the heartbeat."""
-        if self.log.shared:
-            self.log.on_fenced(self._on_fenced)
-            await self._claim_unowned()
-            self._heartbeat = asyncio.create_task(self._keep_leases(), name="leases")
-            self._claimer = asyncio.create_task(self._keep_claiming(), name="claims")
+        if self._leasing is not None:
+            await self._leasing.start()
         else:
             for table_id, record in self.log.tables():
-                if self._may_host(table_id):
-                    await self._open_or_mark_broken(table_id, record)
+                if self.may_host(table_id):
+                    await self.open_or_mark_broken(table_id, record)
         if self._save_every > 0:
             self._saver = asyncio.create_task(self._save_clocks(), name="clock saver")
 
@@ -156,7 +154,8 @@ class Registry:
         if len(self.tables) >= self.max_tables:
             raise TooManyTables(self.max_tables)
         table_id = table_id or new_table_id()
-        self._claimed[table_id] = time.monotonic()  # made with its lease (a shared log)
+        if self._leasing is not None:  # made with its lease
+            self._leasing.claimed[table_id] = time.monotonic()
         await self.log.commit_table(table_id, settings.to_record())
         return await self._open(table_id, settings)
 
@@ -165,9 +164,9 @@ class Registry:
         table = self.tables.get(table_id)
         if table is not None:  # a lease not renewed in time (resumed after a pause): not ours
             return table if self.holds(table_id) else None
-        if not self._may_host(table_id):
+        if not self.may_host(table_id):
             return None
-        async with self._lock:
+        async with self.lock:
             if table_id in self.tables:
                 return self.tables[table_id]
             try:
@@ -180,7 +179,7 @@ class Registry:
                     return None
             except LogUnavailable:  # the database is away: not here for now
                 return None
-            return await self._open_or_mark_broken(table_id, record)
+            return await self.open_or_mark_broken(table_id, record)
 
     async def archive(self, table_id: str) -> bool:
         """Stop a table (microphones given back, timer saved) and archive it: its record
@@ -190,8 +189,9 @@ class Registry:
         table = self.tables.get(table_id)
         if table is None and self.log.table_settings(table_id) is None:
             return False
-        unowned = table is None and self.log.shared and not self.log.is_archived(table_id)
-        if unowned and not await self.log.claim(table_id):
+        leases = self.leases
+        unowned = table is None and leases is not None and not self.log.is_archived(table_id)
+        if unowned and leases is not None and not await leases.claim(table_id):
             raise Fenced(f"another server hosts table {table_id}: archive it there")
         if table is not None and table.state.over and table.successor is None:
             # The next game's table id, reserved while this server may still write here:
@@ -207,11 +207,12 @@ class Registry:
         try:
             await self.log.commit_archive(table_id)
         finally:
-            if self.log.shared and table is None:  # claimed only to archive it
+            if leases is not None and table is None:  # claimed only to archive it
                 with contextlib.suppress(LogUnavailable):
-                    await self.log.release([table_id])
+                    await leases.release([table_id])
         self.broken.pop(table_id, None)
-        self._claimed.pop(table_id, None)
+        if self._leasing is not None:
+            self._leasing.claimed.pop(table_id, None)
         return True
 
     def final(self, table_id: str) -> Snapshot | None:
@@ -320,45 +321,42 @@ class Registry:
         """One record in an archived table's log. A shared log fences every write with the
         table's lease, and nobody holds an archived table's: this server takes it for the
         write and lets it go at once."""
-        if not await self.log.claim(table_id):
+        if self.leases is None:
+            await self.log.commit(table_id, record, source="host")
+            return
+        if not await self.leases.claim(table_id):
             raise LogUnavailable(f"another server holds table {table_id} now; try again")
         try:
             await self.log.commit(table_id, record, source="host")
         finally:
-            if self.log.shared:
-                await self.log.release([table_id])
+            await self.leases.release([table_id])
 
     def holds(self, table_id: str) -> bool:
         """Whether this server may act for the table now (its microphones, its voice): it
         hosts it and, on a shared log, renewed its leases less than a lease ago. A server
         resumed after a pause must not touch microphones before it has dropped the table."""
-        if table_id not in self.tables and table_id not in self._opening:
+        if table_id not in self.tables and table_id not in self.opening:
             return False
-        if not self.log.shared:
-            return True
-        since = max(self._renewed, self._claimed.get(table_id, 0.0))
-        return time.monotonic() - since < float(getattr(self.log, "lease", 2.0))
+        return self._leasing is None or self._leasing.holds(table_id)
 
     async def close(self) -> None:
         """Stop every table (timers saved, microphones given back) and flush the log. On a
         shared log, hand the tables over instead: microphones kept as they are, leases
         expired so that another server claims them at once."""
-        for task in (self._saver, self._heartbeat, self._claimer, *self._dropping):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-        self._saver = self._heartbeat = self._claimer = None
-        hand_off = self.log.shared
+        await cancel_and_wait([self._saver], log=logger)
+        self._saver = None
+        if self._leasing is not None:
+            await self._leasing.stop()
+        hand_off = self.leases is not None
         for table in list(self.tables.values()):
             try:
                 await table.stop(hand_off=hand_off)
             except Exception:
                 logger.exception("table %s: stop failed", table.id)
         held, self.tables = list(self.tables), {}
-        if hand_off:
+        if self.leases is not None:
             try:
-                await self.log.release(held)
+                await self.leases.release(held)
             except LogUnavailable as failure:  # they run out by themselves in 3 s
                 logger.error("could not release the leases: %s", failure)
         self.log.close()
@@ -374,7 +372,7 @@ class Registry:
         for table_id, row in rows.items():
             self.tables[table_id].mark_clock_saved(row)
 
-    async def _open_or_mark_broken(self, table_id: str, record: object) -> Table | None:
+    async def open_or_mark_broken(self, table_id: str, record: object) -> Table | None:
         """Open a table from its log. One whose game is over is archived instead (it was
         finished in an earlier run); one that cannot be rebuilt is marked broken."""
         try:
@@ -402,7 +400,7 @@ class Registry:
             voice=self._voice_factory(table_id, settings),
             hub=self.hub,
         )
-        self._opening.add(table_id)
+        self.opening.add(table_id)
         try:
             await table.start()
         except BaseException:
@@ -410,102 +408,21 @@ class Registry:
                 await table.stop()
             raise
         finally:
-            self._opening.discard(table_id)
-        if table_id in self._lost_opening:  # another server took it meanwhile: not ours
-            self._lost_opening.discard(table_id)
+            self.opening.discard(table_id)
+        lost = self._leasing.lost_opening if self._leasing is not None else set()
+        if table_id in lost:  # another server took it meanwhile: not ours
+            lost.discard(table_id)
             await table.stop(hand_off=True)
             raise Fenced(f"table {table_id} was taken by another server while it opened")
         self.tables[table_id] = table
         return table
 
-    # --- leases (a shared log) -----------------------------------------------------------
-
-    async def _keep_leases(self) -> None:
-        """Renew the leases of the open tables (and of those being opened) every heartbeat
-        and drop those lost. Late by a whole lease (paused, cut off from the database):
-        drop everything first, others may have claimed it meanwhile. Claims run in their
-        own task: opening a claimed table (a replay, a LiveKit room) never holds this up."""
-        lease = float(getattr(self.log, "lease", 2.0))
-        renewed = self._renewed = time.monotonic()
-        while True:
-            await asyncio.sleep(self._heartbeat_every)
-            now = time.monotonic()
-            if now - renewed > lease and self.tables:
-                logger.warning("no heartbeat for %.1f s: dropping every table", now - renewed)
-                for table_id in list(self.tables):
-                    await self._drop(table_id, "its lease may have run out")
-            try:
-                lost = await self.log.renew([*self.tables, *self._opening])
-                renewed = self._renewed = now
-                for table_id in lost:
-                    if table_id in self._opening:
-                        self._lost_opening.add(table_id)
-                    await self._drop(table_id, "another server took its lease")
-            except LogUnavailable as failure:
-                logger.error("leases: %s", failure)
-            except Exception:
-                logger.exception("leases: the heartbeat failed")
-
-    async def _keep_claiming(self) -> None:
-        """Four times a heartbeat claim the tables nobody holds (a dead server's tables
-        wait for no more than what was left of its lease)."""
-        while True:
-            await asyncio.sleep(self._heartbeat_every / CLAIMS_PER_HEARTBEAT)
-            try:
-                await self._claim_unowned()
-            except LogUnavailable as failure:
-                logger.error("claims: %s", failure)
-            except Exception:
-                logger.exception("claims: a claim pass failed")
-
-    async def _claim_unowned(self) -> None:
-        """Claim and open every live table nobody holds (a new epoch each), replayed."""
-        for table_id in await self.log.unowned():
-            async with self._lock:
-                if table_id in self.tables or table_id in self.broken or table_id in self._opening:
-                    continue  # hosted, broken, or being opened here (made, or claimed by get)
-                if not self._may_host(table_id):
-                    continue  # a one-table server leaves the others to the full servers
-                if len(self.tables) >= self.max_tables:
-                    return
-                if not await self._claim(table_id):
-                    continue
-                record = self.log.table_settings(table_id)
-                if record is not None:
-                    logger.info("table %s: claimed, replayed and hosted here", table_id)
-                    await self._open_or_mark_broken(table_id, record)
-
-    def _may_host(self, table_id: str) -> bool:
+    def may_host(self, table_id: str) -> bool:
         return self.only is None or table_id == self.only
 
     async def _claim(self, table_id: str) -> bool:
-        """Take the table's lease; when it was taken counts as a heartbeat for holds()."""
-        asked = time.monotonic()
-        if not await self.log.claim(table_id):
-            return False
-        self._claimed[table_id] = asked
-        return True
-
-    def _on_fenced(self, table_id: str) -> None:
-        task = asyncio.get_running_loop().create_task(
-            self._drop(table_id, "its write was fenced out"), name=f"drop {table_id}"
-        )
-        self._dropping.add(task)
-        task.add_done_callback(self._dropping.discard)
-
-    async def _drop(self, table_id: str, why: str) -> None:
-        """Stop hosting a table another server may own now, without touching its
-        microphones (they are the new owner's) and without writing."""
-        table = self.tables.pop(table_id, None)
-        self._claimed.pop(table_id, None)
-        if table is None:
-            return
-        logger.warning("table %s: dropped (%s)", table_id, why)
-        try:
-            await table.stop(hand_off=True)
-        except Exception:
-            logger.exception("table %s: stop failed", table_id)
-        self.on_drop(table_id)
+        """Take the table's lease (a shared log); every table is this server's otherwise."""
+        return self._leasing is None or await self._leasing.claim(table_id)
 
     async def _save_clocks(self) -> None:
         while True:

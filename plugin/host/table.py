@@ -42,8 +42,7 @@ from .commands import (
 from .countdown import Countdown
 from .ending import SUCCESSOR, end_view
 from .game import is_event_record, new_game, replay
-from .log import ClockRow, LogUnavailable
-from .ports import Clock, Handle, Hub, Log, RoomBackend, Snapshot, Voice
+from .ports import Clock, ClockRow, Handle, Hub, Log, LogUnavailable, RoomBackend, Snapshot, Voice
 from .settings import TableSettings
 from .stream import STREAM_RECORD, StateHistory, StreamSetting, StreamView
 

@@ -1,4 +1,5 @@
-"""The one place that wires a server: the web app, the host registry, the room backend and
+"""The one place that wires a server: the web app, the host registry, the event log (a
+SQLite file, or PostgreSQL with leases: chosen here and nowhere else), the room backend and
 the voice, from one ServerOptions; and the one way it runs (plugin.server.http).
 
     hosting = build(options)               # an ASGI app and what it is made of
@@ -21,9 +22,8 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
-from plugin.eventlog import is_url, open_log
-from plugin.host.log import BadLogFile, EventLog
-from plugin.host.ports import Log
+from plugin.eventlog import BadLogFile, is_url, log_opener, open_log
+from plugin.host.ports import Leases, Log
 from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
 from plugin.signing import BadKeyFile, load_admin_key
@@ -121,14 +121,15 @@ def build(options: ServerOptions) -> Hosting:
     return Hosting(options=options, app=create_app(config), tables=tables)
 
 
-def _event_log(options: ServerOptions) -> tuple[Path, Callable[[], Log] | None]:
+def _event_log(options: ServerOptions) -> tuple[Path, Callable[[], tuple[Log, Leases | None]]]:
     """Where the server's own files live (secret, admin key: beside a SQLite log, in var/
-    with PostgreSQL) and, for a postgresql:// URL, the shared log that leases its tables
-    under this server's name."""
+    with PostgreSQL) and how its log is opened (at each start of the app): the SQLite file,
+    or, for a postgresql:// URL, the shared log with the leases of its tables under this
+    server's name."""
     if not is_url(options.db):
-        return Path(options.db), None
+        return Path(options.db), log_opener(Path(options.db))
     owner = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(3)}"
-    return POSTGRES_FILES, lambda: open_log(options.db, owner=owner)
+    return POSTGRES_FILES, log_opener(options.db, owner=owner)
 
 
 Session = Callable[[Hosting, Listening], contextlib.AbstractAsyncContextManager[None]]
@@ -145,7 +146,7 @@ async def run(
         try:
             if not is_url(str(options.db)):  # PostgreSQL says what is wrong when it is opened
                 held.enter_context(hosting_lock(Path(options.db)))
-                EventLog(options.db).close()  # opened again by the registry, once listening
+                open_log(options.db).close()  # opened again by the app, once listening
         except (BadLogFile, AlreadyHosted) as error:
             print(f"{name}: {error}", file=sys.stderr, flush=True)
             return 2

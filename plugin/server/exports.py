@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from plugin.host.log import LogUnavailable
+from plugin.host.ports import LogUnavailable
 from plugin.protocol.export import table_protocol
 from plugin.protocol.sheet import render_sheet
 from plugin.signing import TokenError

@@ -17,8 +17,7 @@ from typing import Literal
 from livekit.api import TokenVerifier
 from starlette.routing import BaseRoute
 
-from plugin.host.log import LogUnavailable
-from plugin.host.ports import RoomBackend, Voice
+from plugin.host.ports import LogUnavailable, RoomBackend, Voice
 from plugin.host.settings import TableSettings
 from plugin.host.silent import SilentRoom, SilentVoice
 from plugin.rooms.livekit.backend import LiveKitRoom
@@ -185,7 +184,7 @@ class LiveKitTables:
                 claimed = server.claim(link)
                 table = registry.tables.get(claimed.table)
                 if table is None:
-                    if not registry.log.shared or registry.log.is_archived(claimed.table):
+                    if registry.leases is None or registry.log.is_archived(claimed.table):
                         return None
                     if registry.log.table_settings(claimed.table) is None:
                         return None
@@ -202,7 +201,7 @@ class LiveKitTables:
             registry = server.registry
             if name is not None or registry is None or table_id in registry.tables:
                 return name  # hosted here: its bot's room, or none (a table without one)
-            if not registry.log.shared:
+            if registry.leases is None:
                 return None
             try:
                 record = registry.log.table_settings(table_id)

@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 
 from plugin.bodies import BadBody, decode_json, read_body
 from plugin.host.commands import HOST, WATCH
-from plugin.host.log import Fenced, LogUnavailable
+from plugin.host.ports import Fenced, LogUnavailable
 from plugin.host.registry import GameNotOver, HostingRefused
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
@@ -86,7 +86,7 @@ def _tables_endpoint(server: Server) -> Callable[[Request], Any]:
         if request.method == "GET":
             listed: list[dict[str, Any]] = [
                 {"id": t.id, "phase": _phase(t), "over": bool(t.state.over),
-                 "owner": registry.log.owner}
+                 "owner": registry.owner}
                 for t in registry.tables.values()
                 if registry.holds(t.id)  # a lease not renewed in time: not ours to report
             ]  # fmt: skip

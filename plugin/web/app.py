@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -44,8 +43,10 @@ def create_app(config: ServerConfig) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        log, leases = config.log()
         registry = Registry(
-            config.log() if config.log is not None else config.db_path,
+            log,
+            leases=leases,
             hub=server.hub,
             clock=config.clock,
             room_factory=config.room_factory,
@@ -53,9 +54,8 @@ def create_app(config: ServerConfig) -> Starlette:
             max_tables=config.max_tables,
             only=config.only,
         )
-        shared: Any = registry.log
-        if hasattr(shared, "url_of"):  # a shared log names our public URL in our leases
-            shared.url_of = lambda: server.config.base_url
+        if leases is not None:  # a shared log names our public URL in our leases
+            leases.url_of = lambda: server.config.base_url
 
         def dropped(table_id: str) -> None:
             message = "another server hosts this table now: reconnect"

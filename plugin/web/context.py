@@ -23,8 +23,7 @@ from starlette.routing import BaseRoute
 from starlette.types import Scope
 
 from plugin.host.commands import WATCH
-from plugin.host.log import LogUnavailable
-from plugin.host.ports import Clock, Log
+from plugin.host.ports import Clock, Leases, Log, LogUnavailable
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
@@ -51,9 +50,10 @@ Accept = Literal["link", "seat", "invite"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ServerConfig:
-    db_path: Path
+    db_path: Path  # where the server's own files live (its secret, its admin key)
     admin_key: str
-    log: Callable[[], Log] | None = None  # default: the SQLite log at db_path
+    # The event log and, on a shared log, this server's leases (the assembly chooses).
+    log: Callable[[], tuple[Log, Leases | None]]
     base_url: str = "http://127.0.0.1:8000"
     secret: bytes | None = None  # default: $AUTOHOST_SECRET or the file beside the db
     clock: Clock | None = None
@@ -230,7 +230,7 @@ class Server:
             return "table_broken", f"table {table_id!r} could not be opened; the host is told"
         if registry is not None and registry.log.is_archived(table_id):
             return "table_archived", f"table {table_id!r} has ended; its protocol is kept"
-        if registry is not None and registry.log.shared and registry.log.table_settings(table_id):
+        if registry is not None and registry.leases and registry.log.table_settings(table_id):
             return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
 
@@ -246,12 +246,10 @@ class Server:
 
     def elsewhere(self, table_id: str) -> str | None:
         """The public URL of the server that holds the table's lease now, if another."""
-        registry = self.registry
-        url_of = getattr(registry.log, "owner_url", None) if registry is not None else None
-        if url_of is None:
+        if self.registry is None:
             return None
         try:
-            url = url_of(table_id)
+            url = self.registry.owner_url(table_id)
         except LogUnavailable:
             return None
         return url if url and url != self.config.base_url else None

@@ -24,7 +24,7 @@ import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from plugin.host.log import LogUnavailable
+from plugin.host.ports import LogUnavailable
 from plugin.host.table import Table
 from plugin.signing import INVITE, TokenError
 

@@ -19,7 +19,7 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.host.commands import WATCH, Command
-from plugin.host.log import LogUnavailable
+from plugin.host.ports import LogUnavailable
 from plugin.host.table import Table
 from plugin.host.views import STREAM, Viewer
 from plugin.signing import Grant, TokenError, Watch

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
+from plugin.eventlog import log_opener
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.server.embedded import EmbeddedTables
@@ -40,6 +41,7 @@ async def finished_game_server(tmp_path: Path) -> AsyncIterator[Game]:
     tables = EmbeddedTables(voice=False)
     config = ServerConfig(
         db_path=tmp_path / "end.db",
+        log=log_opener(tmp_path / "end.db"),
         admin_key="e2e-admin-key-0123456789",
         secret=b"e2e-secret-0123456789abcdef",
         room_factory=tables.room,

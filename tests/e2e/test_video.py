@@ -22,6 +22,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
+from plugin.eventlog import log_opener
 from plugin.host.settings import TableSettings
 from plugin.paths import ROOT
 from plugin.rules.state import Phase
@@ -53,6 +54,7 @@ class Site:
 async def site(tmp_path: Path, browser: Browser) -> AsyncIterator[Site]:
     config = ServerConfig(
         db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
         admin_key="admin",
         secret=b"video-e2e-secret-0123456789abcdef",
         routes=[

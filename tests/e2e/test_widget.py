@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
+from plugin.eventlog import log_opener
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.host.table import Table
@@ -129,6 +130,7 @@ async def running_game(
     tables = EmbeddedTables(voice=voice)
     config = ServerConfig(
         db_path=tmp_path / "e2e.db",
+        log=log_opener(tmp_path / "e2e.db"),
         admin_key="e2e-admin-key-0123456789",
         secret=b"e2e-secret-0123456789abcdef",
         room_factory=tables.room,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from testing import TestClient
+from plugin.eventlog import log_opener
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 
@@ -13,6 +14,7 @@ from plugin.web.pages import page_routes
 def _client(tmp_path: Path) -> TestClient:
     config = ServerConfig(
         db_path=tmp_path / "pages.db",
+        log=log_opener(tmp_path / "pages.db"),
         admin_key="pages-admin-key-0123456789",
         secret=b"pages-secret-0123456789abcdef",
         routes=(page_routes,),

@@ -9,8 +9,7 @@ import threading
 import psycopg
 import pytest
 
-from plugin.host.log import ClockRow
-from plugin.host.ports import Log
+from plugin.host.ports import ClockRow, Log
 
 from .conftest import OpenLog
 

@@ -9,18 +9,26 @@ from plugin.host.registry import Registry
 from plugin.host.settings import TableSettings
 from testing import FakeClock, FakeHub
 
-from .conftest import OpenLog
+from .conftest import OpenHosting
 
 
-async def test_the_next_game_of_an_archived_table_is_recorded(open_log_at: OpenLog) -> None:
-    first = Registry(open_log_at(), hub=FakeHub(), clock=FakeClock(), save_every=0, heartbeat=60)
+async def test_the_next_game_of_an_archived_table_is_recorded(
+    open_hosting_at: OpenHosting,
+) -> None:
+    log, leases = open_hosting_at()
+    first = Registry(
+        log, leases=leases, hub=FakeHub(), clock=FakeClock(), save_every=0, heartbeat=60
+    )
     await first.start()
     table = await first.create(TableSettings(seats=10, seed=3))
     await table.submit(HOST, Command(kind="start"))
     assert (await table.submit(HOST, Command(kind="end_game", fields={"winner": "city"}))).ok
     await first.close()
 
-    second = Registry(open_log_at(), hub=FakeHub(), clock=FakeClock(), save_every=0, heartbeat=60)
+    log, leases = open_hosting_at()
+    second = Registry(
+        log, leases=leases, hub=FakeHub(), clock=FakeClock(), save_every=0, heartbeat=60
+    )
     await second.start()  # the finished table is archived, not hosted
     assert table.id not in second.tables
     final = second.final(table.id)

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.signing import Signer
 from testing import Client, FakeClock, TestClient, in_process
 from plugin.web.app import ServerConfig, create_app
@@ -77,7 +78,12 @@ def table(tmp_path: Path) -> Iterator[Table]:
     """A table in its day-1 vote (seat 3 still to vote), clients of the host and seats 1-3."""
     db = tmp_path / "autohost.db"
     config = ServerConfig(
-        db_path=db, admin_key=ADMIN, secret=SECRET, clock=FakeClock(), hello_seconds=0.5
+        db_path=db,
+        log=log_opener(db),
+        admin_key=ADMIN,
+        secret=SECRET,
+        clock=FakeClock(),
+        hello_seconds=0.5,
     )
     with TestClient(create_app(config)) as client, contextlib.ExitStack() as stack:
         body = {"seats": 10, "roles": ROLES}

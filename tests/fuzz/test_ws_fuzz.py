@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from testing import ADMIN_KEY as SERVER_ADMIN
 from testing import Client, FakeClock, ServerProcess, TestClient, connect, in_process
+from plugin.eventlog import log_opener
 from plugin.web.app import ServerConfig, create_app
 
 from .messages import CANDIDATES, SENDER, bad_messages
@@ -62,7 +63,7 @@ def test_ten_thousand_bad_messages_in_process(tmp_path: Path) -> None:
     db = tmp_path / "autohost.db"
     # The messages' validation is under test here, not the seat's rate (tests/hostile).
     config = ServerConfig(
-        db_path=db, admin_key=ADMIN, secret=SECRET, clock=FakeClock(),
+        db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET, clock=FakeClock(),
         messages_per_second=1e6, message_burst=1e6,
     )  # fmt: skip
     auth = {"Authorization": f"Bearer {ADMIN}"}

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from plugin.eventlog import EventLog, SqliteStore
 from plugin.host.commands import HOST, Command, Sender
-from plugin.host.log import EventLog
 from plugin.host.settings import TableSettings
 from plugin.host.table import Outcome, Table
 from testing import FakeClock, FakeHub, FakeRoom, FakeVoice
@@ -85,7 +85,7 @@ class Harness:
 
 
 async def open_table(path: Path, settings: TableSettings, *, create: bool = True) -> Harness:
-    log = EventLog(path)
+    log = EventLog(SqliteStore(path))
     if create:
         log.create_table("t1", settings.to_record())
     clock, room, voice, hub = FakeClock(), FakeRoom(), FakeVoice(), FakeHub()

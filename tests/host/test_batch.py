@@ -10,7 +10,7 @@ import asyncio
 
 from plugin.host.commands import HOST, Command
 from plugin.host.game import is_event_record, replay
-from plugin.host.log import LogUnavailable
+from plugin.host.ports import LogUnavailable
 
 from .conftest import Harness
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from plugin.eventlog import open_log
 from plugin.host.commands import HOST, Command
 from plugin.host.ending import SUCCESSOR, end_view
-from plugin.host.log import EventLog
 from plugin.host.registry import GameNotOver, Registry
 from plugin.host.settings import TableSettings
 from plugin.host.views import build_view
@@ -97,7 +97,7 @@ async def test_a_table_shows_its_end_only_after_the_game(harness: Harness) -> No
 
 
 def registry(path: Path) -> Registry:
-    return Registry(path, hub=FakeHub(), clock=FakeClock(), save_every=0)
+    return Registry(open_log(path), hub=FakeHub(), clock=FakeClock(), save_every=0)
 
 
 SETTINGS = TableSettings(
@@ -115,7 +115,7 @@ async def finished(reg: Registry) -> str:
 
 
 def successor_records(path: Path, table_id: str) -> list[str]:
-    log = EventLog(path)
+    log = open_log(path)
     try:
         return [e.record["table"] for e in log.entries(table_id)
                 if e.record.get("type") == SUCCESSOR]  # fmt: skip
@@ -153,7 +153,7 @@ async def test_the_next_game_is_a_new_table_made_once(tmp_path: Path) -> None:
     assert await again.next_game(old) == new
     await again.close()
     assert successor_records(path, old) == [new]
-    log = EventLog(path)
+    log = open_log(path)
     assert len(log.tables(archived=True)) == 2
     log.close()
 

@@ -3,13 +3,16 @@ all stopped (microphones given back, log flushed) on close; and `autohost table 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from plugin.cli import table as table_cli
+from plugin.eventlog import open_log
 from plugin.host.commands import HOST, Command
 from plugin.host.registry import Registry
 from plugin.host.settings import SettingsError, TableSettings
@@ -24,7 +27,8 @@ def registry(path: Path, rooms: dict[str, FakeRoom]) -> Registry:
         rooms[table_id] = FakeRoom()
         return rooms[table_id]
 
-    return Registry(path, hub=FakeHub(), clock=FakeClock(), room_factory=room_for, save_every=0)
+    log = open_log(path)
+    return Registry(log, hub=FakeHub(), clock=FakeClock(), room_factory=room_for, save_every=0)
 
 
 async def test_tables_resume_after_a_restart_and_close_releases_every_room(tmp_path: Path):
@@ -102,3 +106,90 @@ def test_table_new_refuses_bad_input_and_writes_nothing(tmp_path: Path, capsys, 
     assert table_cli.main([*argv, "--db", str(db)]) == 2
     assert "autohost table new:" in capsys.readouterr().err
     assert not db.exists() or sqlite3.connect(db).execute("SELECT * FROM tables").fetchall() == []
+
+
+# --- the lease loop (plugin.host.leasing), with leases taken away on demand ---------------
+
+
+class TakenLeases:
+    """Leases in memory (the Leases port): this server holds what it claims until the test
+    gives a table to "another server" (`taken`). The real ones are PostgreSQL's
+    (tests/eventlog/test_postgres.py, tests/failover); this one loses a lease on demand."""
+
+    owner = "here"
+    lease = 2.0
+
+    def __init__(self, free: set[str] | None = None) -> None:
+        self.free = set(free or ())  # live tables nobody holds
+        self.held: set[str] = set()
+        self.taken: set[str] = set()
+        self.released: list[str] = []
+        self.url_of = lambda: ""
+
+    async def claim(self, table_id: str) -> bool:
+        if table_id in self.taken:
+            return False
+        self.held.add(table_id)
+        self.free.discard(table_id)
+        return True
+
+    async def renew(self, table_ids: list[str]) -> set[str]:
+        lost = {t for t in table_ids if t in self.taken or t not in self.held}
+        self.held -= lost
+        return lost
+
+    async def release(self, table_ids: list[str]) -> None:
+        self.released += table_ids
+        self.held -= set(table_ids)
+
+    async def unowned(self) -> list[str]:
+        return sorted(self.free)
+
+    async def owners(self) -> dict[str, str]:
+        return {t: self.owner for t in self.held}
+
+    def owner_url(self, table_id: str) -> str | None:
+        return None
+
+    def on_fenced(self, callback: Callable[[str], None]) -> None:
+        self.fenced = callback
+
+
+async def test_the_lease_loop_claims_drops_and_hands_over(tmp_path: Path) -> None:
+    """Given leases, the registry opens only what it claimed, drops a table whose lease
+    another server took without touching its microphones, and on close hands the rest
+    over (leases released, microphones kept) with no task of the loop left running."""
+    path = tmp_path / "log.db"
+    other = open_log(path)  # a table another process made, that nobody holds
+    other.create_table("free", TableSettings(seats=10, seed=2).to_record())
+    other.close()
+    leases = TakenLeases(free={"free"})
+    rooms: dict[str, FakeRoom] = {}
+
+    def room_for(table_id: str, settings: TableSettings) -> FakeRoom:
+        rooms[table_id] = FakeRoom()
+        return rooms[table_id]
+
+    reg = Registry(
+        open_log(path), leases=leases, hub=FakeHub(), clock=FakeClock(),
+        room_factory=room_for, save_every=0, heartbeat=0.02,
+    )  # fmt: skip
+    dropped: list[str] = []
+    reg.on_drop = dropped.append
+    await reg.start()
+    assert set(reg.tables) == {"free"} and leases.held == {"free"}
+    made = await reg.create(TableSettings(seats=10, roles=ROLES))
+    await leases.claim(made.id)  # made with its lease (PostgreSQL writes it with the table)
+    assert reg.holds(made.id) and reg.owner == "here"
+    leases.taken.add("free")
+    for _ in range(250):  # bounded: a heartbeat is 20 ms
+        if dropped:
+            break
+        await asyncio.sleep(0.02)
+    assert dropped == ["free"] and "free" not in reg.tables and not reg.holds("free")
+    assert not rooms["free"].released  # the new owner's microphones now
+    before = {task for task in asyncio.all_tasks() if task.get_name() in ("leases", "claims")}
+    assert len(before) == 2
+    await reg.close()
+    assert leases.released == [made.id] and not rooms[made.id].released  # handed over
+    assert all(task.done() for task in before)

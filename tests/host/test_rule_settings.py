@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from plugin.cli import table as table_cli
+from plugin.eventlog import open_log
 from plugin.host import game
-from plugin.host.log import EventLog
 from plugin.host.registry import Registry
 from plugin.host.settings import TableSettings
 from plugin.rules import InvalidAction
@@ -42,7 +42,7 @@ def test_table_new_set_is_bounded(tmp_path: Path, capsys, item: str, setting: st
 )  # fmt: skip
 def test_overrides_stored_in_the_log_are_refused_on_replay(tmp_path: Path, overrides) -> None:
     """A log written by an older version (or by hand) is checked when the table is rebuilt."""
-    log = EventLog(tmp_path / "log.db")
+    log = open_log(tmp_path / "log.db")
     try:
         log.create_table(
             "t1", {**TableSettings(seats=10, seed=1).to_record(), "overrides": overrides}
@@ -65,14 +65,14 @@ class _Hub:
 async def test_a_table_whose_stored_overrides_are_refused_does_not_stop_the_others(
     tmp_path: Path,
 ) -> None:
-    log = EventLog(tmp_path / "log.db")
+    log = open_log(tmp_path / "log.db")
     try:
         good = TableSettings(seats=10, seed=1).to_record()
         log.create_table("bad", {**good, "overrides": {"defense_seconds": float("nan")}})
         log.create_table("good", good)
     finally:
         log.close()
-    registry = Registry(tmp_path / "log.db", hub=_Hub(), save_every=0)
+    registry = Registry(open_log(tmp_path / "log.db"), hub=_Hub(), save_every=0)
     await registry.start()
     try:
         assert set(registry.tables) == {"good"}

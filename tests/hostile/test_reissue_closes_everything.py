@@ -22,6 +22,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from plugin.eventlog import log_opener
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import EmbeddedRoom, loopback_ice
 from plugin.rooms.embedded.client import RoomClient, http_answerer
@@ -68,7 +69,8 @@ class Site:
 async def site(tmp_path: Path) -> AsyncIterator[Site]:
     tables = EmbeddedTables(voice=False)
     config = ServerConfig(
-        db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET,
+        db_path=tmp_path / "autohost.db", log=log_opener(tmp_path / "autohost.db"),
+        admin_key=ADMIN, secret=SECRET,
         room_factory=tables.room, voice_factory=tables.voice,
         routes=(tables.routes, video_routes),
     )  # fmt: skip

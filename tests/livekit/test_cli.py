@@ -64,14 +64,14 @@ async def test_the_bot_joins_and_tokens_are_minted(livekit_server, tmp_path):
 
 def test_table_new_stores_the_livekit_room_with_the_table(tmp_path, capsys):
     from plugin.cli.table import main as table_main
-    from plugin.host.log import EventLog
+    from plugin.eventlog import open_log
     from plugin.host.settings import SettingsError, TableSettings
 
     db = tmp_path / "autohost.db"
     assert table_main(["new", "--seats", "7", "--livekit-room", "club-hall", "--db", str(db),
                        "--json"]) == 0  # fmt: skip
     table_id = json.loads(capsys.readouterr().out)["id"]
-    log = EventLog(db)
+    log = open_log(db)
     try:
         record = log.table_settings(table_id)
     finally:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.rooms.livekit.tokens import Credentials
 from plugin.server.livekit import LiveKitTables
 from plugin.signing import Signer
@@ -26,7 +27,11 @@ CREDS = Credentials(url="ws://127.0.0.1:9", api_key="devkey", api_secret="s" * 3
 def client(tmp_path: Path) -> Iterator[TestClient]:
     tables = LiveKitTables(CREDS, only="none-of-these")  # every table: the silent room
     config = ServerConfig(
-        db_path=tmp_path / "lk.db", admin_key=ADMIN, secret=SECRET, routes=(tables.routes,)
+        db_path=tmp_path / "lk.db",
+        log=log_opener(tmp_path / "lk.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+        routes=(tables.routes,),
     )
     with TestClient(create_app(config)) as running:
         yield running

@@ -66,10 +66,10 @@ def test_refused_records_are_listed_not_fatal() -> None:
 
 
 def test_cli_reads_the_event_log(tmp_path: Path) -> None:
-    from plugin.host.log import EventLog
+    from plugin.eventlog import open_log
 
     db = tmp_path / "log.db"
-    log = EventLog(db)
+    log = open_log(db)
     log.create_table(
         "t1",
         {

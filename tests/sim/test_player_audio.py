@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import loopback_ice
@@ -29,6 +30,7 @@ async def test_a_bot_is_heard_during_its_speech_only(tmp_path: Path):
     app = create_app(
         ServerConfig(
             db_path=tmp_path / "audio.db",
+            log=log_opener(tmp_path / "audio.db"),
             admin_key="audio-admin-key-0123456789",
             secret=b"audio-secret-0123456789abcdef",
             room_factory=tables.room,
@@ -86,6 +88,7 @@ async def test_a_bot_joins_the_room_once_it_can_and_again_when_it_is_lost(tmp_pa
     app = create_app(
         ServerConfig(
             db_path=tmp_path / "rejoin.db",
+            log=log_opener(tmp_path / "rejoin.db"),
             admin_key="audio-admin-key-0123456789",
             secret=b"audio-secret-0123456789abcdef",
             room_factory=tables.room,

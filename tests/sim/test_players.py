@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from plugin.eventlog import log_opener
 from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.signing import table_links
@@ -24,6 +25,7 @@ async def _table(tmp_path: Path) -> AsyncIterator[tuple[str, Any, dict[str, Any]
     app = create_app(
         ServerConfig(
             db_path=tmp_path / "sim.db",
+            log=log_opener(tmp_path / "sim.db"),
             admin_key="sim-admin-key-0123456789",
             secret=b"sim-secret-0123456789abcdef",
         )

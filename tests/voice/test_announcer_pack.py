@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.host.settings import TableSettings
 from voice import audio
 from voice.announcer import Announcer
@@ -285,7 +286,12 @@ def test_the_table_api_refuses_a_pack_name_with_a_path_and_creates_nothing(
 
     from plugin.web.app import ServerConfig, create_app
 
-    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key="k" * 32, secret=b"s" * 32)
+    config = ServerConfig(
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key="k" * 32,
+        secret=b"s" * 32,
+    )
     admin = {"Authorization": f"Bearer {'k' * 32}"}
     with TestClient(create_app(config)) as client:
         for name in ("../club", "club/x", "..", 7):

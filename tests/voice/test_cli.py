@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from plugin import paths
-from plugin.host.log import EventLog
+from plugin.eventlog import open_log
 from voice import audio
 from voice.phrases import SCRIPT_SEATS, Catalogue
 
@@ -217,7 +217,7 @@ def test_table_new_with_a_voice_pack(tmp_path: Path) -> None:
                     cache=tmp_path, env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
     table = json.loads(done.stdout)["id"]
-    log = EventLog(db)
+    log = open_log(db)
     try:
         assert log.table_settings(table)["voice_pack"] == "club"  # type: ignore[index]
     finally:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.web.app import ServerConfig, create_app
 from testing import TestClient
 
@@ -19,7 +20,12 @@ ROLES = {"1": "don", "2": "mafia", "3": "mafia", "4": "sheriff"}
 
 @pytest.fixture
 def app_client(tmp_path: Path) -> Iterator[TestClient]:
-    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET)
+    config = ServerConfig(
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+    )
     with TestClient(create_app(config)) as client:
         yield client
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.signing import Grant, Invite, Signer, TokenError, Watch
 from plugin.web.context import LinkState, Server, ServerConfig
 from plugin.web.hub import Hub
@@ -21,7 +22,8 @@ TEN_SEATS = LinkState(table="t1", seats=10, generations={})
 
 @pytest.fixture
 def server(tmp_path: Path) -> Server:
-    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET)
+    db = tmp_path / "autohost.db"
+    config = ServerConfig(db_path=db, admin_key=ADMIN, secret=SECRET, log=log_opener(db))
     return Server(config=config, signer=Signer(SECRET), hub=Hub())
 
 

@@ -8,7 +8,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from plugin.host.log import EventLog
+from plugin.eventlog import log_opener, open_log
 from plugin.signing import Signer
 from plugin.web.app import ServerConfig, create_app
 from testing import Client, TestClient, next_id
@@ -68,7 +68,12 @@ def test_creating_a_table_needs_the_admin_key(app_client: TestClient) -> None:
 def test_no_admin_key_admits_nobody(tmp_path: Path) -> None:
     """An empty key (however it came about) is nobody's key: before, `Bearer ` with
     nothing after it matched it and made every caller admin."""
-    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key="", secret=SECRET)
+    config = ServerConfig(
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key="",
+        secret=SECRET,
+    )
     with TestClient(create_app(config)) as client:
         for header in ("Bearer ", "Bearer", "bearer  "):
             assert client.get("/api/tables", headers={"Authorization": header}).status_code == 401
@@ -103,13 +108,18 @@ def test_names_keep_their_joiners_and_old_tables_still_open(tmp_path: Path) -> N
     """The joiners are format characters but belong in names (ZWJ inside 👩‍💻 and ❤️‍🔥,
     ZWNJ in Persian); and a table an older version logged with a control character in a
     name must still open after the upgrade (the check is for new tables only)."""
-    config = ServerConfig(db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET)
+    config = ServerConfig(
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+    )
     admin = {"Authorization": f"Bearer {ADMIN}"}
     names = ["👩\u200d💻", "Club ❤️\u200d🔥", "می\u200cخواهم", "D", "E", "F", "G"]
     with TestClient(create_app(config)) as client:
         made = client.post("/api/tables", json={"seats": 7, "names": names}, headers=admin)
         assert made.status_code == 201, made.text
-    log = EventLog(tmp_path / "autohost.db")
+    log = open_log(tmp_path / "autohost.db")
     log.create_table("oldtable", {"seats": 10, "club": "Old\u0007club"})  # as before
     log.close()
     with TestClient(create_app(config)) as client:

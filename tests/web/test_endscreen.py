@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.server.exports import protocol_routes
 from plugin.signing import Signer
 from plugin.web.app import ServerConfig, create_app
@@ -29,7 +30,11 @@ AUTH = {"Authorization": f"Bearer {ADMIN}"}
 
 def config(tmp_path: Path) -> ServerConfig:
     return ServerConfig(
-        db_path=tmp_path / "end.db", admin_key=ADMIN, secret=SECRET, routes=(protocol_routes,)
+        db_path=tmp_path / "end.db",
+        log=log_opener(tmp_path / "end.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+        routes=(protocol_routes,),
     )
 
 

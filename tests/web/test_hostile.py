@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from plugin.eventlog import log_opener
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.close_codes import CloseCode
 from plugin.web.limits import CONNECTIONS_PER_SEAT
@@ -121,7 +122,8 @@ def test_a_foreign_origin_may_not_post_or_open_a_socket(app_client: TestClient) 
 
 def test_a_configured_origin_may(tmp_path: Path) -> None:
     config = ServerConfig(
-        db_path=tmp_path / "a.db", admin_key=ADMIN, secret=SECRET,
+        db_path=tmp_path / "a.db", log=log_opener(tmp_path / "a.db"),
+        admin_key=ADMIN, secret=SECRET,
         allowed_origins=("https://club.example",),
     )  # fmt: skip
     with TestClient(create_app(config)) as client:
@@ -194,7 +196,9 @@ def test_only_the_host_or_the_admin_reissues(app_client: TestClient) -> None:
 
 
 def test_a_reissue_survives_a_restart(tmp_path: Path) -> None:
-    config = ServerConfig(db_path=tmp_path / "r.db", admin_key=ADMIN, secret=SECRET)
+    config = ServerConfig(
+        db_path=tmp_path / "r.db", log=log_opener(tmp_path / "r.db"), admin_key=ADMIN, secret=SECRET
+    )
     with TestClient(create_app(config)) as client:
         links = create_table(client)
         client.post(f"/api/tables/{links['id']}/reissue", json={"seat": 5}, headers=AUTH)
@@ -241,7 +245,9 @@ def test_reconnecting_a_seat_does_not_broadcast_to_the_table(app_client: TestCli
 
 
 def test_an_archived_table_ends_its_sockets_and_is_not_reopened(tmp_path: Path) -> None:
-    config = ServerConfig(db_path=tmp_path / "a.db", admin_key=ADMIN, secret=SECRET)
+    config = ServerConfig(
+        db_path=tmp_path / "a.db", log=log_opener(tmp_path / "a.db"), admin_key=ADMIN, secret=SECRET
+    )
     with TestClient(create_app(config)) as client, ExitStack() as stack:
         links, kept = create_table(client), create_table(client)
         player = hello_socket(client, stack, token_of(links, 3))
@@ -270,7 +276,7 @@ def test_a_table_that_cannot_be_replayed_is_broken_and_the_others_start(tmp_path
     import sqlite3
 
     db = tmp_path / "b.db"
-    config = ServerConfig(db_path=db, admin_key=ADMIN, secret=SECRET)
+    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET)
     with TestClient(create_app(config)) as client:
         bad, good = create_table(client), create_table(client)
     with sqlite3.connect(db) as connection:  # an event the engine refuses in the lobby
@@ -292,7 +298,7 @@ def test_a_table_that_cannot_be_replayed_is_broken_and_the_others_start(tmp_path
 
 def test_a_log_that_cannot_be_written_refuses_inputs_and_health(tmp_path: Path) -> None:
     db = tmp_path / "ro.db"
-    config = ServerConfig(db_path=db, admin_key=ADMIN, secret=SECRET)
+    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET)
     with TestClient(create_app(config)) as client, ExitStack() as stack:
         links = create_table(client)
         host = hello_socket(client, stack, token_of(links, "host"))
@@ -302,12 +308,12 @@ def test_a_log_that_cannot_be_written_refuses_inputs_and_health(tmp_path: Path) 
         # The disk refuses: every write from now on fails as a read-only file would (root
         # writes through a file's mode bits, so SQLite's own switch stands in for them).
         log = server.registry.log
-        log._wait_for_writer(lambda: log._write_db.execute("PRAGMA query_only = ON"))
+        log._wait_for_writer(lambda: log.store._write_db.execute("PRAGMA query_only = ON"))
         reply = host.request("start")
         assert reply["type"] == "error" and reply["error"] == "log_unavailable", reply
         health = client.get("/healthz")
         assert health.status_code == 503 and health.json()["reason"] == "log_unavailable"
-        log._wait_for_writer(lambda: log._write_db.execute("PRAGMA query_only = OFF"))
+        log._wait_for_writer(lambda: log.store._write_db.execute("PRAGMA query_only = OFF"))
         assert log_rows(db) == rows
         assert (
             client.get(f"/api/tables/{links['id']}", headers=AUTH).json()["view"]["phase"]
@@ -328,7 +334,13 @@ def test_the_log_and_its_wal_are_the_owners_only(app_client: TestClient, tmp_pat
 
 
 def test_too_many_tables_is_a_clear_refusal(tmp_path: Path) -> None:
-    config = ServerConfig(db_path=tmp_path / "c.db", admin_key=ADMIN, secret=SECRET, max_tables=2)
+    config = ServerConfig(
+        db_path=tmp_path / "c.db",
+        log=log_opener(tmp_path / "c.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+        max_tables=2,
+    )
     with TestClient(create_app(config)) as client:
         create_table(client)
         create_table(client)
@@ -344,7 +356,13 @@ def test_a_page_that_reconnects_gets_the_time_left_now(tmp_path: Path) -> None:
     from testing import FakeClock
 
     clock = FakeClock()
-    config = ServerConfig(db_path=tmp_path / "t.db", admin_key=ADMIN, secret=SECRET, clock=clock)
+    config = ServerConfig(
+        db_path=tmp_path / "t.db",
+        log=log_opener(tmp_path / "t.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+        clock=clock,
+    )
     with TestClient(create_app(config)) as client, ExitStack() as stack:
         links = create_table(client)
         host = hello_socket(client, stack, token_of(links, "host"))

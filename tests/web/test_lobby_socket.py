@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from plugin.cli.protocol import main as protocol_main
+from plugin.eventlog import log_opener
 from plugin.signing import Signer, TokenError
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.close_codes import CloseCode
@@ -75,7 +76,11 @@ def device(n: int) -> str:
 
 def app(tmp_path: Path) -> TestClient:
     config = ServerConfig(
-        db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET, routes=[page_routes]
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+        routes=[page_routes],
     )
     return TestClient(create_app(config))
 

@@ -13,6 +13,7 @@ from typing import Any, cast
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
+from plugin.eventlog import log_opener
 from plugin.host.game import new_game
 from plugin.host.ports import Snapshot
 from plugin.host.settings import TableSettings
@@ -36,7 +37,11 @@ BLACK = frozenset({1, 2, 3})
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     config = ServerConfig(
-        db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET, routes=[video_routes]
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+        routes=[video_routes],
     )
     with TestClient(create_app(config)) as test_client:
         yield test_client

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from plugin.eventlog import log_opener
 from plugin.host.commands import Command, Refused, authorize
 from plugin.signing import Signer, TokenError, Watch
 from plugin.web.app import ServerConfig, create_app
@@ -26,7 +27,11 @@ PRIVATE = ("me", "roles", "checks", "shots", "black_team", "controls", "best_mov
 @pytest.fixture
 def client(tmp_path: Path):
     config = ServerConfig(
-        db_path=tmp_path / "autohost.db", admin_key=ADMIN, secret=SECRET, routes=[video_routes]
+        db_path=tmp_path / "autohost.db",
+        log=log_opener(tmp_path / "autohost.db"),
+        admin_key=ADMIN,
+        secret=SECRET,
+        routes=[video_routes],
     )
     with TestClient(create_app(config)) as test_client:
         yield test_client
@@ -155,7 +160,12 @@ def test_the_watch_link_is_not_the_hosts_for_the_api(client: TestClient) -> None
 
 
 def test_the_watch_link_can_be_reissued_and_the_old_one_is_refused(tmp_path: Path) -> None:
-    config = ServerConfig(db_path=tmp_path / "w.db", admin_key="k", secret=b"w" * 32)
+    config = ServerConfig(
+        db_path=tmp_path / "w.db",
+        log=log_opener(tmp_path / "w.db"),
+        admin_key="k",
+        secret=b"w" * 32,
+    )
     with TestClient(create_app(config)) as client:
         auth = {"Authorization": "Bearer k"}
         links = client.post("/api/tables", json={"seats": 10}, headers=auth).json()

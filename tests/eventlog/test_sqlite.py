@@ -1,4 +1,4 @@
-"""The SQLite event log's own promises: WAL with full sync, the loop never waiting for the
+"""The SQLite store's own promises: WAL with full sync, the loop never waiting for the
 disk, ordered writes, the checkpointer. What every log promises (appends, client ids, undo,
 clocks, the group commit) is tested for both backends in tests/eventlog/test_log.py."""
 
@@ -14,21 +14,22 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from plugin.host import log as log_module
-from plugin.host.log import ClockRow, EventLog
+from plugin.eventlog import EventLog, SqliteStore, open_hosting
+from plugin.eventlog import sqlite as log_module
+from plugin.host.ports import ClockRow
 
 
 def test_wal_and_full_sync(tmp_path: Path) -> None:
-    log = EventLog(tmp_path / "log.db")
+    log = EventLog(SqliteStore(tmp_path / "log.db"))
     mode = sqlite3.connect(tmp_path / "log.db").execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
-    writer = log._write_db  # made on the writer thread, used only there
+    writer = log.store._write_db  # made on the writer thread, used only there
     assert log._wait_for_writer(lambda: writer.execute("PRAGMA synchronous").fetchone()[0]) == 2
     log.close()
 
 
 def test_unknown_table_is_refused(tmp_path: Path) -> None:
-    log = EventLog(tmp_path / "log.db")
+    log = EventLog(SqliteStore(tmp_path / "log.db"))
     with pytest.raises(sqlite3.IntegrityError):
         log.append("nope", {"type": "x"}, source="host")
     log.close()
@@ -57,7 +58,7 @@ def _committed(path: Path, table_id: str) -> list[str]:
 async def test_the_loop_goes_on_while_the_disk_is_busy_and_acks_only_what_is_on_disk(
     tmp_path: Path,
 ) -> None:
-    log = EventLog(tmp_path / "log.db")
+    log = EventLog(SqliteStore(tmp_path / "log.db"))
     log.create_table("t1", {})
     _, release = _hold_the_writer(log)  # as if an fsync took very long
     first = asyncio.create_task(log.commit("t1", {"type": "a"}, source="1"))
@@ -77,7 +78,7 @@ async def test_the_loop_goes_on_while_the_disk_is_busy_and_acks_only_what_is_on_
 
 
 def test_writes_keep_their_order_and_clock_saves_do_not_wait(tmp_path: Path) -> None:
-    log = EventLog(tmp_path / "log.db")
+    log = EventLog(SqliteStore(tmp_path / "log.db"))
     log.create_table("t1", {})
     _, release = _hold_the_writer(log)
     saved = log.save_clocks({"t1": ClockRow(timer_id=1, remaining=30.0, paused=False)})
@@ -97,23 +98,32 @@ def test_commits_never_checkpoint_the_checkpointer_does(
     into the main file on its own, so a copy of the main file alone has every row."""
     monkeypatch.setattr(log_module, "CHECKPOINT_SECONDS", 0.05)
     path = tmp_path / "log.db"
-    log = EventLog(path)
-    writer = log._write_db
+    log = EventLog(SqliteStore(path))
+    writer = log.store._write_db
     assert (
         log._wait_for_writer(lambda: writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0]) == 0
     )
     log.create_table("t1", {})
     for i in range(300):
         log.append("t1", {"type": "vote", "n": i}, source="1")
-    runs = log._checkpointer.runs
+    runs = log.store._checkpointer.runs
     for _ in range(200):
-        if log._checkpointer.runs >= runs + 2:
+        if log.store._checkpointer.runs >= runs + 2:
             break
         time.sleep(0.02)
-    assert log._checkpointer.runs >= runs + 2, "the checkpointer did not run"
+    assert log.store._checkpointer.runs >= runs + 2, "the checkpointer did not run"
     copy = tmp_path / "main-file-only.db"
     shutil.copyfile(path, copy)  # without its -wal: only what was checkpointed
     rows = sqlite3.connect(copy).execute("SELECT COUNT(*) FROM events").fetchone()[0]
     assert rows == 300
     log.close()
-    assert not log._checkpointer._thread.is_alive()
+    assert not log.store._checkpointer._thread.is_alive()
+
+
+def test_a_sqlite_log_offers_no_leases(tmp_path: Path) -> None:
+    """One server per file: whatever its name, it holds every table, with no lease."""
+    log, leases = open_hosting(tmp_path / "log.db", owner="server-a")
+    assert leases is None
+    log.create_table("t1", {})
+    assert log.append("t1", {"type": "a"}, source="host") == 1
+    log.close()
