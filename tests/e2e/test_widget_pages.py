@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testing import TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
+from testing import TestClient
 
 
 def _client(tmp_path: Path) -> TestClient:

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from plugin.signing import Signer
-from testing import Client, FakeClock, TestClient, in_process
 from plugin.web.app import CLOSE_NO_TABLE, CLOSE_UNAUTHORIZED, ServerConfig, create_app
+from testing import Client, FakeClock, TestClient, in_process
 
 from .messages import CANDIDATES, SENDER
 from .wire import catch_up, log_size, play_to_vote

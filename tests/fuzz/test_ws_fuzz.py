@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from plugin.web.app import ServerConfig, create_app
 from testing import ADMIN_KEY as SERVER_ADMIN
 from testing import Client, FakeClock, ServerProcess, TestClient, connect, in_process
-from plugin.web.app import ServerConfig, create_app
 
 from .messages import CANDIDATES, SENDER, bad_messages
 from .wire import catch_up, log_size, play_to_vote

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from testing import TestClient
 from plugin.web.app import ServerConfig, create_app
+from testing import TestClient
 
 SECRET = b"test-secret-0123456789abcdef0123"
 ADMIN = "admin-key-for-tests"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from plugin.host.log import EventLog
 from plugin.signing import Signer
-from testing import Client, TestClient, next_id
 from plugin.web.app import ServerConfig, create_app
+from testing import Client, TestClient, next_id
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 

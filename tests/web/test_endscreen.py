@@ -18,8 +18,8 @@ import pytest
 
 from plugin.server.exports import protocol_routes
 from plugin.signing import Signer
-from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
+from testing import Client, TestClient
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 from .test_hostile import first_state, hello_socket

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
+from testing import Client, TestClient
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 

@@ -15,13 +15,13 @@ import pytest
 
 from plugin.cli.protocol import main as protocol_main
 from plugin.signing import Signer, TokenError
-from testing import TestClient, in_process
-from testing.protocol import Client
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import RateLimit
 from plugin.web.lobby import MAX_WAITING
 from plugin.web.lobby_socket import MAX_SOCKETS
 from plugin.web.pages import page_routes
+from testing import TestClient, in_process
+from testing.protocol import Client
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 

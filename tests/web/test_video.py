@@ -19,9 +19,9 @@ from plugin.host.settings import TableSettings
 from plugin.host.views import Viewer, build_view
 from plugin.rules.state import Phase
 from plugin.signing import Signer
-from testing import Client, TestClient
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import MAX_MESSAGE_BYTES, may_link, video_routes
+from testing import Client, TestClient
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 

@@ -13,10 +13,10 @@ import pytest
 
 from plugin.host.commands import Command, Refused, authorize
 from plugin.signing import Signer, TokenError, Watch
-from testing import TestClient, in_process
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
 from plugin.web.video import MAX_SPECTATORS, video_routes
+from testing import TestClient, in_process
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 
