@@ -8,7 +8,7 @@ any part of the project.
 - `AutohostProcess`: any `autohost` command in its own process, its output read with
   deadlines; `ServerProcess`: `autohost serve` (crash it, restart it, measure it), with
   `ADMIN_KEY` and `SECRET` unless told otherwise.
-- The game's WebSocket protocol: `Client` (blocking: `in_process` over starlette's
+- The game's WebSocket clients (socket_client.py): `Client` (blocking: `in_process` over starlette's
   `TestClient`, or `connect` over a real socket) and `AsyncClient` (asyncio, for many at
   once); `frame`, `next_id`, `socket_url`.
 - Load: `TableDriver` plays a table over its 12 clients, `open_tables`, `run_load`,
@@ -50,7 +50,16 @@ from .load import (
 )
 from .loopback import free_port, serve
 from .process import ADMIN_KEY, SECRET, AutohostProcess, ServerProcess
-from .protocol import AsyncClient, Client, Message, connect, frame, in_process, next_id, socket_url
+from .socket_client import (
+    AsyncClient,
+    Client,
+    Message,
+    connect,
+    frame,
+    in_process,
+    next_id,
+    socket_url,
+)
 from .testclient import TestClient
 from .waiting import eventually, steady
 
