@@ -30,6 +30,9 @@ Imported by module, because they pull in what most tests do not need:
 - `testing.netns`: network namespaces with NAT (nftables) and Chromium inside them.
 - `testing.postgres`: a fresh PostgreSQL cluster on a free loopback port
   (`running_postgres`, `PostgresServer`: `new_database`, `stop`, `start`).
+- `testing.licences`: the licences of the runtime dependencies, read where they are
+  installed, and the allow-list they are checked against (scripts/licences writes
+  docs/licences.md from it).
 """
 
 from __future__ import annotations
