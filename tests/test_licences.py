@@ -13,7 +13,7 @@ import pytest
 from plugin.paths import ROOT
 from testing.licences import OUR_LICENCE, Dependency, Use, allowed, problems, read_all, recognise
 from testing.licences.python import python_licence, runtime_closure, vendored_name
-from testing.licences.system import copyright_parts, debian_package
+from testing.licences.system import copyright_parts, debian_package, in_package, never_loaded
 
 # What pyproject.toml asks for directly; the closure must hold them (so an empty or broken
 # reading cannot pass for a clean one).
@@ -163,6 +163,30 @@ License: Custom-hash
     prose = "either version 3 of the License, or (at your option) any later version."
     notice = f"under the terms of the GNU General Public License as published by the FSF; {prose}"
     assert copyright_parts(notice) == [("*", "GPL-3.0-or-later")]
+    affero = f"the GNU Affero General Public License as published by the FSF; {prose}"
+    assert copyright_parts(affero) == [("*", "AGPL-3.0-or-later")]  # not taken for the GPL
+    assert allowed("AGPL-3.0-or-later", Use.IN_PROCESS) is False
+    assert recognise("The Sonic Library is licensed under the Apache 2.0 license.") == "Apache-2.0"
+
+
+def test_a_part_counts_for_a_package_only_when_the_package_holds_it() -> None:
+    """RHVoice's one copyright file covers 30 voices and every front end; a voice's part
+    counts where that voice is installed, a source folder where the package is built from
+    it, and a voice the product never loads is not checked (but still listed)."""
+    paths = ["/usr/share/RHVoice/voices/aleksandr-hq/voice.info", "/usr/share/RHVoice/voices"]
+    paths += ["/usr/share/RHVoice/voices/tatiana/voice.info"]
+    assert in_package("data/voices/aleksandr-hq/*", ("data/",), paths)
+    assert in_package("data/voices/tatiana/*", ("data/",), paths)
+    assert not in_package("data/voices/marianna/*", ("data/",), paths)
+    assert not in_package("data/languages/Macedonian/*", ("data/",), paths)  # AGPL-3, absent
+    assert in_package("*", ("src/lib/",), [])
+    assert in_package("src/lib/*", ("src/lib/", "config/"), [])
+    assert not in_package("src/nvda-addon/*", ("src/lib/", "config/"), [])
+    assert in_package("src/nvda-addon/*", None, [])  # no list: every part counts
+    assert never_loaded("data/voices/tatiana/*")
+    assert never_loaded("data/voices/evgeniy-eng/* data/voices/evgeniy-rus/*")
+    assert not never_loaded("data/voices/aleksandr-hq/*")
+    assert not never_loaded("data/*")
 
 
 def test_a_debian_package_that_is_not_installed_is_said_so() -> None:

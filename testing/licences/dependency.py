@@ -19,7 +19,9 @@ class Dependency:
     source: str  # where the licence was read
     version: str = ""
     installed: bool = True
-    parts: tuple[tuple[str, str], ...] = ()  # (files, licence) of a Debian package
+    # A Debian package's parts: (files, licence, note), the note saying why a part is not
+    # checked ("on disk, never loaded"), or "".
+    parts: tuple[tuple[str, str, str], ...] = ()
 
 
 def problems(dependencies: Iterable[Dependency]) -> list[str]:

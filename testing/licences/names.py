@@ -52,6 +52,8 @@ COMBINABLE = frozenset(
         "PSF-2.0",
         "PostgreSQL",
         "X11",
+        "Unlicense",
+        "LicenseRef-public-domain",
         "Zlib",
     }
 )
@@ -84,12 +86,20 @@ ALIASES = {
     "lgpl-2.1+": "LGPL-2.1-or-later",
     "lgpl-3": "LGPL-3.0-only",
     "lgpl-3+": "LGPL-3.0-or-later",
+    "agpl-3": "AGPL-3.0-only",
+    "agpl-3+": "AGPL-3.0-or-later",
+    "public-domain": "LicenseRef-public-domain",
     "lgpl version 3 or later": "LGPL-3.0-or-later",
     "lgpl version 2.1 or later": "LGPL-2.1-or-later",
     "gpl version 3 or later": "GPL-3.0-or-later",
     "gpl version 2 or later": "GPL-2.0-or-later",
 }
-KNOWN_IDS = {name.lower(): name for name in SEPARATE}
+# Named so that a report says what they are, and refused everywhere: no commercial use, or
+# no derivatives (RHVoice Lab's voices and others that Debian's RHVoice packages install).
+REFUSED = frozenset(
+    {"CC-BY-NC-4.0", "CC-BY-NC-ND-4.0", "CC-BY-NC-SA-4.0", "CC-BY-ND-4.0", "SSPL-1.0"}
+)
+KNOWN_IDS = {name.lower(): name for name in SEPARATE | REFUSED}
 
 
 def spdx(name: str) -> str | None:
@@ -102,6 +112,7 @@ def spdx(name: str) -> str | None:
 # whether later ones too. Titles are looked for first (and only at the start: the texts
 # mention other licences, and end with a notice template saying "or any later version").
 TITLES: list[tuple[str, str]] = [
+    (r"gnu affero general public license\s+version 3", "AGPL-3.0-only"),
     (r"gnu lesser general public license\s+version 3", "LGPL-3.0-only"),
     (r"gnu lesser general public license\s+version 2\.1", "LGPL-2.1-only"),
     (r"gnu library general public license\s+version 2", "LGPL-2.0-only"),
@@ -112,10 +123,13 @@ TITLES: list[tuple[str, str]] = [
 ]
 _LATER = r"[^.]*or \(at your option\) any later"
 NOTICES: list[tuple[str, str]] = [
+    (r"affero general public license[^.]{0,80}version 3" + _LATER, "AGPL-3.0-or-later"),
+    (r"gnu affero general public license\s+version 3", "AGPL-3.0-only"),
     (r"lesser general public license[^.]{0,80}version 2\.1" + _LATER, "LGPL-2.1-or-later"),
     (r"lesser general public license[^.]{0,80}version 3" + _LATER, "LGPL-3.0-or-later"),
     (r"general public license[^.]{0,80}version 3" + _LATER, "GPL-3.0-or-later"),
     (r"general public license[^.]{0,80}version 2" + _LATER, "GPL-2.0-or-later"),
+    (r"licensed under the apache (license,? )?(version )?2\.0", "Apache-2.0"),
     (r"permission is hereby granted, free of charge", "MIT"),
     (r"redistribution and use in source and binary forms.*neither the name", "BSD-3-Clause"),
     (r"redistribution and use in source and binary forms", "BSD-2-Clause"),

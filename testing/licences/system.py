@@ -16,13 +16,38 @@ from .names import Use, recognise, spdx
 DEBIAN = [
     ("espeak-ng", Use.IN_PROCESS),  # pyttsx3's espeak driver loads libespeak-ng
     ("libespeak-ng1", Use.IN_PROCESS),
-    ("librhvoice5", Use.IN_PROCESS),
+    ("librhvoice5", Use.IN_PROCESS),  # libRHVoice.so.5, which loads the two below
+    ("librhvoice-core7", Use.IN_PROCESS),
+    ("libsonic0", Use.IN_PROCESS),
     ("rhvoice-russian", Use.DATA),
     ("rhvoice-ukrainian", Use.DATA),
     ("rhvoice-english", Use.DATA),
     ("coturn", Use.PROGRAM),  # the TURN server, a process of its own
 ]
 DOC = Path("/usr/share/doc")
+
+# RHVoice's copyright file covers its whole source tree (Windows and Android front ends,
+# build scripts, 30 voices) and every binary package of it carries the same file. Which
+# part is in a package: a voice's or a language's folder only when the package installs it
+# (dpkg -L), and otherwise only the folders the package is built from, checked by hand
+# against RHVoice 1.8's build (src/lib makes libRHVoice, src/core with its third-party
+# engines libRHVoice_core; the language and voice packages hold data/ only).
+BUILT_FROM = {
+    "librhvoice5": ("src/lib/", "src/include/", "config/"),
+    "librhvoice-core7": ("src/core/", "src/include/", "src/third-party/", "config/"),
+    "rhvoice-russian": ("data/",),
+    "rhvoice-ukrainian": ("data/",),
+    "rhvoice-english": ("data/",),
+}
+# The RHVoice voices the product may load (FIELD-NOTES, "Voice licences differ"). Debian's
+# voice packages also install voices under licences that forbid commercial use or changes
+# (RHVoice Lab's, marianna, volodymyr): they are listed as on disk and never loaded, and the
+# voice code must never select one. A voice named here is checked like any dependency.
+VOICES_USED = frozenset(
+    {"aleksandr-hq", "aleksandr", "anna", "elena", "irina", "natalia", "anatol"}
+    | {"slt", "clb", "bdl"}
+)
+NEVER_LOADED = "on disk, never loaded"
 
 
 def debian_version(package: str) -> str | None:
@@ -79,13 +104,49 @@ def _debian_expression(names: str, texts: dict[str, str]) -> str:
     return " ".join(pieces)
 
 
+def installed_paths(package: str) -> list[str]:
+    done = subprocess.run(["dpkg-query", "-L", package], capture_output=True, text=True)
+    return done.stdout.splitlines() if done.returncode == 0 else []
+
+
+def _data_folders(files: str) -> list[str]:
+    """`data/voices/elena/* data/languages/Russian/*` -> ["/voices/elena/", "/languages/..."]"""
+    return [
+        f"/{match.group(1)}/{match.group(2)}/".lower()
+        for match in re.finditer(r"(?:^|\s)data/(voices|languages)/([^/\s]+)", files)
+    ]
+
+
+def in_package(files: str, built_from: tuple[str, ...] | None, paths: list[str]) -> bool:
+    """Whether a copyright part (its Files patterns) describes something in the package."""
+    folders = _data_folders(files)
+    if folders:
+        return any(folder in path.lower() + "/" for folder in folders for path in paths)
+    patterns = files.split()
+    if built_from is None or "*" in patterns:
+        return True
+    return any(pattern.startswith(built_from) for pattern in patterns)
+
+
+def never_loaded(files: str) -> bool:
+    """A part that is only voices the product never loads."""
+    voices = re.findall(r"(?:^|\s)data/voices/([^/\s]+)", files)
+    return bool(voices) and len(voices) == len(files.split()) and not VOICES_USED & set(voices)
+
+
 def debian_package(package: str, use: Use) -> Dependency:
     version = debian_version(package)
     path = DOC / package / "copyright"
     if version is None or not path.is_file():
         return Dependency(package, "Debian", use, "", "not installed", installed=False)
-    parts = tuple(copyright_parts(path.read_text(errors="replace")))
-    licences = sorted({licence for _, licence in parts})
+    built_from = BUILT_FROM.get(package)
+    paths = installed_paths(package)
+    parts = tuple(
+        (files, licence, NEVER_LOADED if never_loaded(files) else "")
+        for files, licence in copyright_parts(path.read_text(errors="replace"))
+        if in_package(files, built_from, paths)
+    )
+    licences = sorted({licence for _, licence, note in parts if not note})
     if not parts or "" in licences:
         expression = ""
     else:
