@@ -30,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playwright.async_api import Browser, Page, async_playwright
 
+from plugin.web.ice import IceSettings
 from testing.browser import launch_chromium
 from testing.call import call_site, join
 from testing.coturn import coturn_missing, running_coturn
 from testing.netns import inside, internet, netns_missing
-from plugin.web.ice import IceSettings
 
 SECRET = "bench-turn-secret"
 

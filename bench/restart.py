@@ -31,8 +31,8 @@ from plugin.host.commands import HOST, Command  # noqa: E402
 from plugin.host.registry import Registry  # noqa: E402
 from plugin.host.settings import TableSettings  # noqa: E402
 from plugin.signing import Signer  # noqa: E402
-from testing import AsyncClient, ServerProcess  # noqa: E402
 from plugin.web.hub import Hub  # noqa: E402
+from testing import AsyncClient, ServerProcess  # noqa: E402
 
 SECRET = "bench-secret-0123456789abcdef0123"
 

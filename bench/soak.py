@@ -56,7 +56,7 @@ import httpx  # noqa: E402
 import psycopg  # noqa: E402
 from livekit import api  # noqa: E402
 
-from plugin.rooms.livekit.permissions import Grant  # noqa: E402
+from plugin.rooms.livekit.permissions import PublishPermission  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials, player_token  # noqa: E402
 from plugin.server.livekit import ROOM_PREFIX  # noqa: E402
 from plugin.sim import Strategy  # noqa: E402
@@ -291,7 +291,7 @@ class Soak:
                         p.identity
                         for p in listed.participants
                         if p.identity.startswith("seat-")
-                        and Grant.of(p.permission).opens_microphone
+                        and PublishPermission.of(p.permission).opens_microphone
                     )
                     now = time.monotonic()
                     if len(open_seats) > ALLOWED_OPEN:

@@ -26,10 +26,10 @@ from starlette.staticfiles import StaticFiles
 from plugin.eventlog import log_opener
 from plugin.host.settings import TableSettings
 from plugin.paths import ROOT
-from testing import serve
-from testing.browser import launch_chromium
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import video_routes
+from testing import serve
+from testing.browser import launch_chromium
 
 STATIC_VIDEO = ROOT / "plugin" / "web" / "static" / "video"
 STATIC_SOCKET = ROOT / "plugin" / "web" / "static" / "socket"  # video.js's signalling uses it

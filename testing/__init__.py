@@ -8,7 +8,7 @@ any part of the project.
 - `AutohostProcess`: any `autohost` command in its own process, its output read with
   deadlines; `ServerProcess`: `autohost serve` (crash it, restart it, measure it), with
   `ADMIN_KEY` and `SECRET` unless told otherwise.
-- The game's WebSocket protocol: `Client` (blocking: `in_process` over starlette's
+- The game's WebSocket clients (socket_client.py): `Client` (blocking: `in_process` over starlette's
   `TestClient`, or `connect` over a real socket) and `AsyncClient` (asyncio, for many at
   once); `frame`, `next_id`, `socket_url`.
 - Load: `TableDriver` plays a table over its 12 clients, `open_tables`, `run_load`,
@@ -30,6 +30,9 @@ Imported by module, because they pull in what most tests do not need:
 - `testing.netns`: network namespaces with NAT (nftables) and Chromium inside them.
 - `testing.postgres`: a fresh PostgreSQL cluster on a free loopback port
   (`running_postgres`, `PostgresServer`: `new_database`, `stop`, `start`).
+- `testing.licences`: the licences of the runtime dependencies, read where they are
+  installed, and the allow-list they are checked against (scripts/licences writes
+  docs/licences.md from it).
 """
 
 from __future__ import annotations
@@ -50,7 +53,16 @@ from .load import (
 )
 from .loopback import free_port, serve
 from .process import ADMIN_KEY, SECRET, AutohostProcess, ServerProcess
-from .protocol import AsyncClient, Client, Message, connect, frame, in_process, next_id, socket_url
+from .socket_client import (
+    AsyncClient,
+    Client,
+    Message,
+    connect,
+    frame,
+    in_process,
+    next_id,
+    socket_url,
+)
 from .testclient import TestClient
 from .waiting import eventually, steady
 

@@ -30,7 +30,7 @@ import httpx
 from websockets.exceptions import ConnectionClosed
 
 from .process import ServerProcess
-from .protocol import AsyncClient, socket_url
+from .socket_client import AsyncClient, socket_url
 
 CLIENTS_PER_TABLE = 12  # host console + 10 seats + a second tab of seat 7
 

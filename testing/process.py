@@ -25,7 +25,7 @@ import httpx
 from plugin.paths import ROOT
 
 from .loopback import free_port
-from .protocol import socket_url
+from .socket_client import socket_url
 
 ADMIN_KEY = "test-admin-key"
 SECRET = "test-secret-0123456789abcdef0123"  # 32 bytes: the signer refuses shorter ones

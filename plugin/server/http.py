@@ -1,5 +1,9 @@
 """The one place that runs uvicorn: every server, the demo, the tests and the benchmarks
 listen through `listening`, and the command line stops them through `run_until_signalled`.
+
+The bounded protocols subclass uvicorn's private protocol classes and startup is wrapped:
+pyproject.toml pins uvicorn to the series they were checked against, and
+tests/test_patched_internals.py fails, naming the part, when a uvicorn release changes one.
 """
 
 from __future__ import annotations

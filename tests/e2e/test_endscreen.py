@@ -25,9 +25,9 @@ from plugin.host.settings import TableSettings
 from plugin.server.embedded import EmbeddedTables
 from plugin.server.exports import protocol_routes
 from plugin.signing import table_links
-from testing import serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import catalogue, page_routes
+from testing import serve
 
 from .test_widget import LONG_MS, ROLES, SLOW, Game, screenshot
 

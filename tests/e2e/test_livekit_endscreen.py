@@ -21,9 +21,9 @@ from plugin.rooms.livekit.static import client_installed, static_routes
 from plugin.rooms.livekit.tokens import Credentials, token_route
 from plugin.rules.events import to_record
 from plugin.sim.simulate import play
+from plugin.web.pages import catalogue
 from testing import eventually, serve
 from testing.livekit_server import API_KEY, API_SECRET
-from plugin.web.pages import catalogue
 
 pytestmark = [
     pytest.mark.slow,

@@ -26,9 +26,9 @@ from plugin.eventlog import log_opener
 from plugin.host.settings import TableSettings
 from plugin.paths import ROOT
 from plugin.rules.state import Phase
-from testing import serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import Relay, may_link, video_routes
+from testing import serve
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

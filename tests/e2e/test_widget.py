@@ -31,9 +31,9 @@ from plugin.host.table import Table
 from plugin.paths import ROOT
 from plugin.server.embedded import EmbeddedTables
 from plugin.signing import table_links
-from testing import serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
+from testing import serve
 
 from .harness import wait_for_audio, wait_for_quiet
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from testing import TestClient
 from plugin.eventlog import log_opener
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
+from testing import TestClient
 
 
 def _client(tmp_path: Path) -> TestClient:

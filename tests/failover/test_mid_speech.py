@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from livekit import api
 
-from plugin.rooms.livekit.permissions import Grant
+from plugin.rooms.livekit.permissions import PublishPermission
 from plugin.rooms.livekit.tokens import Credentials
 from plugin.server.livekit import ROOM_PREFIX
 from testing import Client, ServerProcess
@@ -77,7 +77,7 @@ async def open_mics(lkapi: api.LiveKitAPI, room: str) -> set[int]:
     return {
         int(p.identity.removeprefix("seat-"))
         for p in listed.participants
-        if p.identity.startswith("seat-") and Grant.of(p.permission).opens_microphone
+        if p.identity.startswith("seat-") and PublishPermission.of(p.permission).opens_microphone
     }
 
 

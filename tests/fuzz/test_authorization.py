@@ -21,9 +21,9 @@ import pytest
 
 from plugin.eventlog import log_opener
 from plugin.signing import Signer
-from testing import Client, FakeClock, TestClient, in_process
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.close_codes import CloseCode
+from testing import Client, FakeClock, TestClient, in_process
 
 from .messages import CANDIDATES, SENDER
 from .wire import catch_up, log_size, play_to_vote

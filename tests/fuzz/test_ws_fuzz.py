@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from testing import ADMIN_KEY as SERVER_ADMIN
-from testing import Client, FakeClock, ServerProcess, TestClient, connect, in_process
 from plugin.eventlog import log_opener
 from plugin.web.app import ServerConfig, create_app
+from testing import ADMIN_KEY as SERVER_ADMIN
+from testing import Client, FakeClock, ServerProcess, TestClient, connect, in_process
 
 from .messages import CANDIDATES, SENDER, bad_messages
 from .wire import catch_up, log_size, play_to_vote

@@ -27,8 +27,8 @@ from websockets.sync.client import connect
 
 from plugin.paths import ROOT
 from plugin.server.http import SHUTDOWN_SECONDS, WS_MAX_BYTES, WS_WRITE_BUFFER_BYTES
-from testing import ServerProcess
 from plugin.web.limits import REFUSED_CONNECT_SECONDS
+from testing import ServerProcess
 
 pytestmark = pytest.mark.slow
 MIB = 1024 * 1024

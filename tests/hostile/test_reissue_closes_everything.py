@@ -27,10 +27,10 @@ from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import EmbeddedRoom, loopback_ice
 from plugin.rooms.embedded.client import RoomClient, http_answerer
 from plugin.server.embedded import EmbeddedTables
-from testing import eventually, serve
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.close_codes import CloseCode
 from plugin.web.video import video_routes
+from testing import eventually, serve
 
 pytestmark = pytest.mark.slow
 ADMIN = "reissue-admin-key-0123456789"

@@ -21,7 +21,6 @@ from websockets.asyncio.client import connect as connect_async
 from websockets.sync.client import connect
 
 from plugin.rules.state import Phase
-from testing import ServerProcess
 from plugin.web.close_codes import CloseCode
 from plugin.web.limits import CONNECTS_PER_SECOND, REFUSED_CONNECT_SECONDS
 from plugin.web.video import (
@@ -32,6 +31,7 @@ from plugin.web.video import (
     Relay,
     SignalError,
 )
+from testing import ServerProcess
 
 pytestmark = pytest.mark.slow
 FLOOD_SECONDS = 3.0

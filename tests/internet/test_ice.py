@@ -19,8 +19,8 @@ from aiortc import RTCConfiguration, RTCPeerConnection
 
 from plugin.rooms.embedded import restore_udp_ports, rtc_ice_servers, use_udp_port_range
 from plugin.server import ServerOptions, build
-from testing import TestClient
 from plugin.web.ice import IceSettings, turn_credentials
+from testing import TestClient
 
 SECRET = b"turn-shared-secret"
 ICE = IceSettings(

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 
+from plugin.web.ice import IceSettings
 from testing.browser import launch_chromium
 from testing.call import CallSite, call_site, join, selected_pairs
 from testing.coturn import Coturn, coturn_missing, running_coturn
 from testing.netns import Internet, inside, internet, netns_missing
-from plugin.web.ice import IceSettings
 
 from .conftest import TURN_SECRET
 from .day import day, meter

@@ -11,11 +11,11 @@ from aiortc import RTCConfiguration, RTCPeerConnection
 from playwright.async_api import Browser, Page, async_playwright
 
 from plugin.rooms.embedded import rtc_ice_servers
+from plugin.web.ice import IceSettings
 from testing.browser import launch_chromium
 from testing.call import call_site, join, selected_pairs
 from testing.certs import self_signed
 from testing.coturn import Coturn, coturn_missing, running_coturn
-from plugin.web.ice import IceSettings
 from tests.e2e.harness import wait_for_audio
 
 from .conftest import TURN_SECRET

@@ -15,8 +15,8 @@ from plugin.eventlog import log_opener
 from plugin.rooms.livekit.tokens import Credentials
 from plugin.server.livekit import LiveKitTables
 from plugin.signing import Signer
-from testing import TestClient
 from plugin.web.app import ServerConfig, create_app
+from testing import TestClient
 
 SECRET = b"livekit-routes-secret-0123456789"
 ADMIN = "routes-admin"

@@ -13,9 +13,9 @@ from plugin.host.commands import HOST, Command
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials, player_token
+from plugin.web.pages import STATIC_DIR as STATIC
 from testing import eventually, serve
 from testing.livekit_server import API_KEY, API_SECRET, one_table_hosting
-from plugin.web.pages import STATIC_DIR as STATIC
 
 pytestmark = [
     pytest.mark.slow,

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plugin.rules import InvalidAction, Rules, load_preset, with_overrides
-from plugin.scenario import ScenarioError, load, run
 from plugin.rules.settings import check_setting
+from plugin.scenario import ScenarioError, load, run
 
 VALID_VOTE: dict[str, Any] = {
     "rules": "classic",

@@ -17,8 +17,8 @@ import pytest
 from plugin.rules import InvalidAction, Rules, load_preset, preset_names, with_overrides
 from plugin.rules import settings as rule_settings
 from plugin.rules.modes import Choice, VotingMode
-from plugin.scenario import ScenarioError, parse
 from plugin.rules.settings import COUNTS, OPTION_LISTS, SECONDS, check_setting
+from plugin.scenario import ScenarioError, parse
 
 HUGE = int("9" * 400)
 NOT_NUMBERS: list[Any] = [

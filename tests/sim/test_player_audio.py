@@ -17,8 +17,8 @@ from plugin.rooms.embedded.client import RoomClient, http_answerer
 from plugin.server.embedded import EmbeddedTables
 from plugin.signing import table_links
 from plugin.sim import SimPlayer
-from testing import serve
 from plugin.web.app import ServerConfig, create_app
+from testing import serve
 
 pytestmark = [pytest.mark.slow]
 

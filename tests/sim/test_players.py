@@ -16,8 +16,8 @@ from plugin.host.settings import TableSettings
 from plugin.signing import table_links
 from plugin.sim import SimPlayer
 from plugin.sim.speed import scaled_timers
-from testing import serve
 from plugin.web.app import ServerConfig, create_app
+from testing import serve
 
 
 @contextlib.asynccontextmanager

@@ -23,7 +23,7 @@ from plugin.web.lobby import MAX_WAITING
 from plugin.web.lobby_socket import MAX_SOCKETS
 from plugin.web.pages import page_routes
 from testing import TestClient, in_process
-from testing.protocol import Client
+from testing.socket_client import Client
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 

@@ -10,6 +10,10 @@ gathers candidates, so replacing that one attribute is enough; it is process-wid
 RTCPeerConnection in this process, client or server, gathers on loopback only) and
 undone by `restore_host_ice()`. Chromium needs `--allow-loopback-in-peer-connection` to
 offer its own loopback candidate.
+
+Both switches below replace private parts of aioice: pyproject.toml pins aioice to the
+series they were checked against, and tests/test_patched_internals.py fails, naming the
+part, when an aioice release changes one.
 """
 
 from __future__ import annotations

@@ -10,15 +10,15 @@ The assembly (plugin/server/livekit.py) gives every table of a server one of eac
 """
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Retry
-from plugin.rooms.livekit.permissions import Grant, Policy
+from plugin.rooms.livekit.permissions import Policy, PublishPermission
 from plugin.rooms.livekit.seats import BOT_IDENTITY, HOST_IDENTITY, identity_for_seat, seat_of
 
 __all__ = [
     "BOT_IDENTITY",
     "HOST_IDENTITY",
-    "Grant",
     "LiveKitRoom",
     "Policy",
+    "PublishPermission",
     "Retry",
     "identity_for_seat",
     "seat_of",

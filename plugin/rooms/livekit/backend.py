@@ -2,9 +2,9 @@
 
 Theory of operation. The engine says who may speak (`set_speakers`); the room keeps what
 it believes each participant holds now (from ListParticipants and from the answers to its
-own updates) and converges the two: one `UpdateParticipant` per participant whose grant
-differs, revokes before grants (never two open microphones at a turn change), each with
-a complete permission (permissions.py). Calls for one room go one at a time through one
+own updates) and converges the two: one `UpdateParticipant` per participant whose publish
+permission differs, revokes before grants (never two open microphones at a turn change),
+each with a complete permission (permissions.py). Calls for one room go one at a time through one
 lock, because concurrent updates for a room can fail with 500 (livekit/livekit#2079), and
 a failed call is retried with backoff on 5xx and timeouts. Every few seconds a reconcile
 re-reads ListParticipants and re-applies what the engine said, so a participant who
@@ -41,7 +41,7 @@ from livekit.protocol.room import (
 )
 
 from plugin.host.ports import PresenceCallback
-from plugin.rooms.livekit.permissions import Grant, Policy
+from plugin.rooms.livekit.permissions import Policy, PublishPermission
 from plugin.rooms.livekit.presence import Presence
 from plugin.rooms.livekit.proof import host_proof, is_proved_host
 from plugin.rooms.livekit.seats import (
@@ -85,11 +85,11 @@ class Retry:
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    """A participant as we last saw him: his seat, kind, session, the grant he holds (None:
-    unknown) and the whole permission it is part of (kept when we change the grant)."""
+    """A participant as we last saw him: his seat, kind, session, what he may publish (None:
+    unknown) and the whole permission that is part of (kept when we change it)."""
 
     seat: int | None
-    grant: Grant | None
+    publishing: PublishPermission | None
     standard: bool = True
     sid: str = ""
     permission: ParticipantPermission | None = None
@@ -205,7 +205,7 @@ class LiveKitRoom:
     # Room events (webhook, the bot's room) ------------------------------------------
 
     async def participant_joined(self, info: ParticipantInfo) -> None:
-        """A participant is in the room: give him the grant the engine says, soon."""
+        """A participant is in the room: let him publish what the engine says, soon."""
         if info.sid and info.sid in self._gone:
             return  # a join of a session that already left (stale or replayed)
         before = self.participants.get(info.identity)
@@ -216,7 +216,7 @@ class LiveKitRoom:
             # The same session seen again (webhook and the bot's event): what we hold from
             # ListParticipants and our own updates is newer and complete (the rtc SDK's
             # permission lacks `recorder` and `agent`).
-            seen = replace(seen, grant=before.grant, permission=before.permission)
+            seen = replace(seen, publishing=before.publishing, permission=before.permission)
         self.participants[info.identity] = seen
         if self._listing is not None:  # newer than the listing a reconcile is waiting for
             self._listing[info.identity] = seen
@@ -290,10 +290,10 @@ class LiveKitRoom:
                 await self.presence.joined(seen.seat)
         await self._converge()
 
-    def wanted(self, identity: str, seen: Seen) -> Grant | None:
-        """The grant `identity` should hold now; None leaves him as he is."""
+    def wanted(self, identity: str, seen: Seen) -> PublishPermission | None:
+        """What `identity` should be allowed to publish now; None leaves him as he is."""
         if seen.host or (identity == BOT_IDENTITY and seen.sid == self.bot_sid):
-            held = seen.grant
+            held = seen.publishing
             return None if held is not None and held.publish else self.policy.always()
         if not seen.standard and seen.seat is None:
             return None  # the club's egress, agents or SIP lines, seated nowhere: theirs
@@ -303,13 +303,13 @@ class LiveKitRoom:
             return self.policy.speaker()
         return self.policy.silent()
 
-    def plan(self) -> list[tuple[str, Grant]]:
+    def plan(self) -> list[tuple[str, PublishPermission]]:
         """The updates still to send: revokes first, so two microphones never overlap."""
         changes = []
         for identity, seen in self.participants.items():
-            grant = self.wanted(identity, seen)
-            if grant is not None and grant != seen.grant:
-                changes.append((identity, grant))
+            publishing = self.wanted(identity, seen)
+            if publishing is not None and publishing != seen.publishing:
+                changes.append((identity, publishing))
         return sorted(changes, key=lambda change: (change[1].opens_microphone, change[0]))
 
     async def _converge(self) -> None:
@@ -319,15 +319,15 @@ class LiveKitRoom:
                 todo = [change for change in self.plan() if change[0] not in failed]
                 if not todo or not self.may_act():
                     return
-                identity, grant = todo[0]
-                if not await self._send(identity, grant):
+                identity, publishing = todo[0]
+                if not await self._send(identity, publishing):
                     failed.add(identity)
 
-    async def _send(self, identity: str, grant: Grant) -> bool:
+    async def _send(self, identity: str, publishing: PublishPermission) -> bool:
         seen = self.participants.get(identity)
         held = seen.permission if seen is not None else None
         request = UpdateParticipantRequest(
-            room=self.room, identity=identity, permission=grant.permission(held)
+            room=self.room, identity=identity, permission=publishing.permission(held)
         )
         try:
             info = await self._call(self._service.update_participant, request)
@@ -342,7 +342,7 @@ class LiveKitRoom:
         seen = self.participants.get(identity)
         if seen is not None:
             self.participants[identity] = replace(
-                seen, grant=Grant.of(info.permission), permission=info.permission
+                seen, publishing=PublishPermission.of(info.permission), permission=info.permission
             )
         return True
 
@@ -351,7 +351,7 @@ class LiveKitRoom:
         self.last_error = error
         seen = self.participants.get(identity)
         if seen is not None:  # unknown now; the next reconcile sends it again
-            self.participants[identity] = replace(seen, grant=None)
+            self.participants[identity] = replace(seen, publishing=None)
         return False
 
     async def _call(self, method: Callable[[T], Awaitable[R]], request: T) -> R:
@@ -414,7 +414,7 @@ class LiveKitRoom:
         stale = self._stale(info.identity)
         return Seen(
             seat=None if stale else seat,
-            grant=Grant.of(permission),
+            publishing=PublishPermission.of(permission),
             standard=standard,
             sid=info.sid,
             permission=permission,

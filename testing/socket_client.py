@@ -1,4 +1,4 @@
-"""A client of the game's WebSocket protocol (docs/protocol.md), blocking or asyncio.
+"""Clients of the game's WebSocket sockets (docs/protocol.md), blocking or asyncio.
 
 Both speak the same frames: {"v": 1, "id": ..., "type": ..., **fields} out (`frame`); in,
 the newest {"type": "state"} is kept and the ack or error that answers a message id is
