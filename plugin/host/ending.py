@@ -23,10 +23,13 @@ from plugin.rules import events as ev
 from plugin.rules.effects import VoteFinished
 from plugin.rules.state import NIGHT_PHASES
 
+from . import records
 from .game import is_event_record, new_game
 from .settings import TableSettings
 
-SUCCESSOR = "table.successor"  # a log record: the next game of this table is that table
+# The successor record (the next game of this table is that table) is one of the table's
+# own records (plugin.host.records); it is named here too, where the registry reads it.
+SUCCESSOR = records.SUCCESSOR
 
 
 def when(state: GameState) -> dict[str, int]:

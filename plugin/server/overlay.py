@@ -23,7 +23,7 @@ from typing import Literal
 
 import msgspec
 
-from plugin.host.commands import HOST, WATCH, Command
+from plugin.host.inputs import HOST, WATCH
 from plugin.host.table import Table
 from plugin.host.views import STREAM, Viewer
 from plugin.rooms.livekit.rpc import Caller, OverlayChannel
@@ -120,12 +120,8 @@ class TableOverlay:
         if table is None:
             code, message = server.missing(self.table_id)
             return protocol.encode_error(code, message, decoded.id).decode()
-        command = Command(
-            kind=protocol.message_type(decoded),
-            fields=protocol.message_fields(decoded),
-            client_id=decoded.id,
-        )
-        outcome = await table.submit(WATCH if viewer in (None, STREAM) else viewer, command)
+        sender = WATCH if viewer in (None, STREAM) else viewer
+        outcome = await table.submit(sender, protocol.to_input(decoded), client_id=decoded.id)
         if outcome.ok:
             return protocol.encode_ack(decoded.id, duplicate=outcome.duplicate).decode()
         message = outcome.message or ""

@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.bodies import BadBody, decode_json, read_body
-from plugin.host.commands import HOST, WATCH, Command
+from plugin.host.inputs import HOST, WATCH
 from plugin.host.log import Fenced, LogUnavailable
 from plugin.host.ports import Clock, Log
 from plugin.host.registry import (
@@ -461,7 +461,7 @@ async def _serve_client(
     viewer = _viewer_of(grant)
     connection = Connection(table.id, viewer, send, close)
     server.hub.attach(connection, table.snapshot())
-    sender = grant.seat  # a seat, "host" or "watch" (commands.authorize refuses "watch")
+    sender = grant.seat  # a seat, "host" or "watch" (commands.route refuses "watch")
     key = (table.id, grant.seat, id(connection)) if watching else (table.id, grant.seat)
     try:
         while not connection.closed:
@@ -478,12 +478,8 @@ async def _serve_client(
                     protocol.encode_error(refusal.code, refusal.message, refusal.id)
                 )
                 continue
-            command = Command(
-                kind=protocol.message_type(decoded),
-                fields=protocol.message_fields(decoded),
-                client_id=decoded.id,
-            )
-            outcome = await table.submit(sender, command)
+            given = protocol.to_input(decoded)
+            outcome = await table.submit(sender, given, client_id=decoded.id)
             if outcome.ok:
                 reply = protocol.encode_ack(decoded.id, duplicate=outcome.duplicate)
             else:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
-from plugin.host.commands import HOST, Command
 from plugin.host.game import is_event_record, replay
+from plugin.host.inputs import HOST, Pause, Vote
 from plugin.host.log import LogUnavailable
 
 from .conftest import Harness
@@ -18,10 +18,7 @@ from .conftest import Harness
 async def ballots_at_once(harness: Harness, ballots: list[tuple[int, int | None, str]]) -> list:
     """Every ballot submitted in the same turn of the loop, as a round's widgets do."""
     return await asyncio.gather(
-        *(
-            harness.table.submit(voter, Command(kind="vote", fields={"candidate": c}, client_id=i))
-            for voter, c, i in ballots
-        )
+        *(harness.table.submit(voter, Vote(candidate=c), client_id=i) for voter, c, i in ballots)
     )
 
 
@@ -100,9 +97,9 @@ async def test_the_clock_and_the_host_go_on_their_own(harness: Harness) -> None:
     """A timer's expiry and the host's table commands are never folded into a batch."""
     await harness.to_vote()
     voter = sorted(harness.state.vote.round.voters)[0]
-    vote = harness.table.submit(voter, Command(kind="vote", fields={"candidate": 5}))
-    pause = harness.table.submit(HOST, Command(kind="pause"))
-    other = harness.table.submit(voter, Command(kind="vote", fields={"candidate": 6}))
+    vote = harness.table.submit(voter, Vote(candidate=5))
+    pause = harness.table.submit(HOST, Pause())
+    other = harness.table.submit(voter, Vote(candidate=6))
     outcomes = await asyncio.gather(vote, pause, other)
     assert outcomes[0].ok and outcomes[1].ok
     assert harness.table.paused

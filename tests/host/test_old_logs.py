@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Pause, Vote
 from plugin.host.log import EventLog
 from plugin.host.settings import TableSettings
 from plugin.host.table import Table
@@ -42,7 +42,7 @@ def _shown(table: Table) -> dict[str, Any]:
                 "host_view": build_view(snapshot, "host"),
                 "seat_3_view": build_view(snapshot, 3),
                 "paused": table.paused,
-                "stream": {"on": table.streaming.on, "delay": table.streaming.delay},
+                "stream": {"on": table.stream.setting.on, "delay": table.stream.setting.delay},
                 "generations": {str(k): v for k, v in sorted(table.generations.items(), key=str)},
                 "names": list(table.settings.names),
                 "successor": table.successor,
@@ -93,11 +93,9 @@ async def test_an_old_log_still_knows_its_client_ids(tmp_path: Path) -> None:
         entries = log.entries("t1")
         vote = next(e for e in entries if e.record == {"type": "vote", "voter": 7, "candidate": 5})
         pause = [e for e in entries if e.record == {"type": "table.pause"}][-1]
-        again = await table.submit(
-            7, Command(kind="vote", fields={"candidate": 5}, client_id="c13")
-        )
+        again = await table.submit(7, Vote(candidate=5), client_id="c13")
         assert again.ok and again.duplicate and again.seq == vote.seq
-        again = await table.submit(HOST, Command(kind="pause", client_id="c15"))
+        again = await table.submit(HOST, Pause(), client_id="c15")
         assert again.ok and again.duplicate and again.seq == pause.seq
         assert log.entries("t1") == entries
     finally:

@@ -9,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, EndSpeech, Next, Start
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import loopback_ice
 from plugin.rooms.embedded.client import RoomClient, http_answerer
 from plugin.server.embedded import EmbeddedTables
 from plugin.signing import table_links
 from plugin.sim import SimPlayer
-from testing import serve
 from plugin.web.app import ServerConfig, create_app
+from testing import serve
 
 pytestmark = [pytest.mark.slow]
 
@@ -52,9 +52,9 @@ async def test_a_bot_is_heard_during_its_speech_only(tmp_path: Path):
                 await listener.connect(http_answerer(offer_url, links["seats"][1]["token"]))
                 assert bot.room is not None and bot.microphone is not None
                 submit = table.submit
-                assert (await submit(HOST, Command(kind="start"))).ok
+                assert (await submit(HOST, Start())).ok
                 while table.state.phase.value != "speech":
-                    assert (await submit(HOST, Command(kind="next"))).ok
+                    assert (await submit(HOST, Next())).ok
                 assert table.state.speaker == 1
 
                 # Its speech: it says its line; the room forwards it; seat 2 hears speech.
@@ -67,7 +67,7 @@ async def test_a_bot_is_heard_during_its_speech_only(tmp_path: Path):
                 assert heard and np.sqrt(np.mean(np.concatenate(heard).astype(float) ** 2)) > 100
 
                 # The host ends it: the gate closes, the bot stops sending.
-                assert (await submit(HOST, Command(kind="end_speech"))).ok
+                assert (await submit(HOST, EndSpeech())).ok
                 assert table.state.speaker == 2
                 await asyncio.sleep(0.3)
                 forwarded = room.stats()[1].frames_forwarded

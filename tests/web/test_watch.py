@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from plugin.host.commands import Command, Refused, authorize
+from plugin.host.commands import route
+from plugin.host.inputs import Input, Lift, Pass, Pause, Refused, Start, Vote
 from plugin.signing import Signer, TokenError, Watch
-from testing import TestClient, in_process
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
 from plugin.web.video import MAX_SPECTATORS, video_routes
+from testing import TestClient, in_process
 
 from .conftest import ADMIN, SECRET, create_table, token_of
 
@@ -85,10 +87,17 @@ def test_any_number_of_spectators_see_the_public_view_and_cannot_act(
         assert host.state is not None and host.state["table"]["version"] > before
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bogus(Input):
+    """An input no route knows."""
+
+    kind = "bogus"
+
+
 def test_a_spectator_command_is_refused_before_anything_else() -> None:
-    for kind in ("vote", "lift", "pass", "start", "pause", "bogus"):
+    for given in (Vote(candidate=1), Lift(leave=True), Pass(), Start(), Pause(), Bogus()):
         with pytest.raises(Refused) as refused:
-            authorize("watch", Command(kind=kind))
+            route("watch", given)
         assert refused.value.code == "spectator"
 
 
