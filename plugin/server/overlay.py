@@ -121,11 +121,11 @@ class TableOverlay:
             code, message = server.missing(self.table_id)
             return protocol.encode_error(code, message, decoded.id).decode()
         sender = WATCH if viewer in (None, STREAM) else viewer
-        outcome = await table.submit(sender, protocol.to_input(decoded), client_id=decoded.id)
-        if outcome.ok:
-            return protocol.encode_ack(decoded.id, duplicate=outcome.duplicate).decode()
-        message = outcome.message or ""
-        return protocol.encode_error(outcome.code or "refused", message, decoded.id).decode()
+        verdict = await table.submit(sender, protocol.to_input(decoded), client_id=decoded.id)
+        if verdict.ok:
+            return protocol.encode_ack(decoded.id, duplicate=verdict.duplicate).decode()
+        message = verdict.message or ""
+        return protocol.encode_error(verdict.code or "refused", message, decoded.id).decode()
 
     async def gone(self, identity: str) -> None:
         """`identity` left the room: no more views for him."""
