@@ -77,7 +77,7 @@ async def stream(table: Table, given: Stream, client_id: str | None) -> Verdict:
     except ValueError as error:
         raise Refused("bad_delay", str(error)) from None
     seq = await table.log.commit(
-        table.id, setting.to_record(), source=source_of(HOST), client_id=client_id
+        table.id, records.stream(setting), source=source_of(HOST), client_id=client_id
     )
     table.stream.set(setting)
     await table.changed()

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from .settings import TableSettings
+from .stream import StreamSetting
 
 PAUSE = "table.pause"
 RESUME = "table.resume"
@@ -39,6 +40,17 @@ def time_added(seconds: int) -> Record:
 
 def undone(seq: int) -> Record:
     return {"type": UNDO, "seq": seq}
+
+
+def stream(setting: StreamSetting) -> Record:
+    return {"type": STREAM, "on": setting.on, "delay": setting.delay}
+
+
+def stream_setting(record: Mapping[str, Any] | None) -> StreamSetting:
+    """The setting a `table.stream` record made (None: the default, off)."""
+    if record is None:
+        return StreamSetting()
+    return StreamSetting(on=bool(record.get("on")), delay=int(record.get("delay", 0)))
 
 
 def named(seat: int, name: str) -> Record:

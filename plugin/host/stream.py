@@ -27,8 +27,6 @@ from plugin.rules import views
 from plugin.rules.roles import BLACK
 from plugin.rules.state import GameState, Phase
 
-from .records import STREAM as STREAM_RECORD
-
 if TYPE_CHECKING:
     from .ports import Clock, Handle
 
@@ -47,13 +45,6 @@ class StreamSetting:
             raise ValueError(f"the delay is whole seconds, not {self.delay!r}")
         if not 0 <= self.delay <= MAX_DELAY:
             raise ValueError(f"the delay is 0..{MAX_DELAY} seconds, not {self.delay}")
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> StreamSetting:
-        return cls(on=bool(record.get("on")), delay=int(record.get("delay", 0)))
-
-    def to_record(self) -> dict[str, Any]:
-        return {"type": STREAM_RECORD, "on": self.on, "delay": self.delay}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

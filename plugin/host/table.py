@@ -56,7 +56,7 @@ from .ports import Clock, Hub, Log, RoomBackend, Snapshot, Voice
 from .records import link_generations as link_generations  # registry.py imports it from here
 from .records import with_logged_names
 from .settings import TableSettings
-from .stream import StreamSetting, StreamTiming
+from .stream import StreamTiming
 
 logger = logging.getLogger(__name__)
 
@@ -108,11 +108,11 @@ class Table:
         may speak, and start handling inputs."""
         logged = self.log.entries(self.id)
         self.generations = link_generations(e.record for e in logged)
-        for entry in logged:
-            if entry.record.get("type") == records.SUCCESSOR:
-                self.successor = entry.record["table"]
-            elif entry.record.get("type") == records.STREAM:
-                self.stream.setting = StreamSetting.from_record(entry.record)
+        successor = records.latest((e.record for e in logged), records.SUCCESSOR)
+        self.successor = None if successor is None else successor["table"]
+        self.stream.setting = records.stream_setting(
+            records.latest((e.record for e in logged), records.STREAM)
+        )
         self.settings = with_logged_names(self.settings, [e.record for e in logged])
         entries = [e for e in logged if is_event_record(e.record)]
         self.state, last_timer = replay(self.settings, [e.record for e in entries])
