@@ -109,8 +109,8 @@ SETTINGS = TableSettings(
 async def finished(reg: Registry) -> str:
     table = await reg.create(SETTINGS)
     await table.submit(HOST, Start())
-    outcome = await table.submit(HOST, EndGame(winner="mafia"))
-    assert outcome.ok and table.state.over
+    verdict = await table.submit(HOST, EndGame(winner="mafia"))
+    assert verdict.ok and table.state.over
     return table.id
 
 

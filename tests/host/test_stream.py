@@ -95,7 +95,7 @@ async def test_bad_input_is_refused_and_changes_nothing(harness: Harness) -> Non
         (3, {"on": True, "delay": 10}, "host_only"),
         ("watch", {"on": True, "delay": 10}, "spectator"),
     ):
-        outcome = await harness.send(sender, Stream(**fields))
-        assert not outcome.ok and outcome.code == code, (sender, fields, outcome)
+        verdict = await harness.send(sender, Stream(**fields))
+        assert not verdict.ok and verdict.code == code, (sender, fields, verdict)
     assert len(harness.log.entries("t1")) == before
     assert not harness.table.stream.setting.on

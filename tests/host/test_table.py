@@ -68,11 +68,11 @@ async def test_speech_warning_then_next_speaker(harness: Harness) -> None:
 async def test_a_vote_is_logged_before_it_is_acknowledged(harness: Harness) -> None:
     await harness.to_vote()
     assert harness.state.candidates == (5, 6)
-    outcome = await harness.send(7, Vote(candidate=5), client_id="m1")
-    assert outcome.ok and not outcome.duplicate
+    verdict = await harness.send(7, Vote(candidate=5), client_id="m1")
+    assert verdict.ok and not verdict.duplicate
     entries = harness.log.entries("t1")
     assert entries[-1].record == {"type": "vote", "voter": 7, "candidate": 5}
-    assert entries[-1].source == "7" and entries[-1].seq == outcome.seq
+    assert entries[-1].source == "7" and entries[-1].seq == verdict.seq
     assert harness.state.tally == {5: 1, 6: 0}
 
 
