@@ -54,7 +54,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from plugin.host.commands import HOST, Command  # noqa: E402
+from plugin.host.inputs import HOST, Next, Start  # noqa: E402
 from plugin.host.settings import TableSettings  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials, player_token  # noqa: E402
 from plugin.server import LiveKitOptions, ServerOptions, build, listening  # noqa: E402
@@ -162,7 +162,7 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
             await asyncio.sleep(2)
             idle_cpu, idle_wall = await window(min(args.seconds, 10.0), "idle")
             for table in tables:
-                outcome = await table.submit(HOST, Command(kind="start"))
+                outcome = await table.submit(HOST, Start())
                 assert outcome.ok, outcome
 
             stop = asyncio.Event()
@@ -172,7 +172,7 @@ async def run(args: argparse.Namespace, lk, folder: Path) -> dict[str, float | N
                 nonlocal refused
                 await asyncio.sleep(offset)
                 while not stop.is_set():
-                    outcome = await table.submit(HOST, Command(kind="next"))
+                    outcome = await table.submit(HOST, Next())
                     refused += not outcome.ok
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(stop.wait(), args.turn_every)

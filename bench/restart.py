@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from plugin.eventlog import open_log  # noqa: E402
-from plugin.host.commands import HOST, Command  # noqa: E402
+from plugin.host.inputs import HOST, Next, Nominate, Start, Vote  # noqa: E402
 from plugin.host.registry import Registry  # noqa: E402
 from plugin.host.settings import TableSettings  # noqa: E402
 from plugin.signing import Signer  # noqa: E402
@@ -41,17 +41,15 @@ async def play_into_a_vote(registry: Registry, index: int) -> str:
     """One table, its game taken into the day-1 vote with a few ballots cast."""
     settings = TableSettings(seats=10, seed=index, overrides={"simultaneous_window_seconds": 600})
     table = await registry.create(settings)
-    await table.submit(HOST, Command(kind="start"))
+    await table.submit(HOST, Start())
     nominations = {1: 5, 2: 6, 3: 7}
     while table.state.phase.value != "voting":
         speaker = table.state.speaker
         if table.state.phase.value == "speech" and speaker in nominations:
-            await table.submit(
-                speaker, Command(kind="nominate", fields={"target": nominations.pop(speaker)})
-            )
-        await table.submit(HOST, Command(kind="next"))
+            await table.submit(speaker, Nominate(target=nominations.pop(speaker)))
+        await table.submit(HOST, Next())
     for voter, candidate in [(1, 5), (2, 6), (3, 7), (4, 5)]:
-        await table.submit(voter, Command(kind="vote", fields={"candidate": candidate}))
+        await table.submit(voter, Vote(candidate=candidate))
     return table.id
 
 

@@ -26,8 +26,6 @@ from plugin.rules.state import NIGHT_PHASES
 from .game import is_event_record, new_game
 from .settings import TableSettings
 
-SUCCESSOR = "table.successor"  # a log record: the next game of this table is that table
-
 
 def when(state: GameState) -> dict[str, int]:
     """The day or night a moment of the game belongs to: {"day": n} or {"night": n}."""

@@ -33,13 +33,14 @@ from typing import Any, TypeVar
 from plugin.tasks import cancel_and_wait
 
 from .clock import RealClock
-from .ending import SUCCESSOR, end_view
+from .ending import end_view
 from .game import check_settings, is_event_record, replay
 from .leasing import LeaseLoop
 from .ports import Clock, Fenced, Hub, Leases, Log, LogUnavailable, RoomBackend, Snapshot, Voice
+from .records import SUCCESSOR, link_generations
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
-from .table import Table, link_generations
+from .table import Table
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

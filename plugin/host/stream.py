@@ -16,17 +16,21 @@ friends in the call).
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugin.rules import views
 from plugin.rules.roles import BLACK
 from plugin.rules.state import GameState, Phase
 
+if TYPE_CHECKING:
+    from .ports import Clock, Handle
+
 MAX_DELAY = 600  # seconds: the longest delay a host may set
-STREAM_RECORD = "table.stream"  # a log record: {"on": bool, "delay": seconds}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,13 +45,6 @@ class StreamSetting:
             raise ValueError(f"the delay is whole seconds, not {self.delay!r}")
         if not 0 <= self.delay <= MAX_DELAY:
             raise ValueError(f"the delay is 0..{MAX_DELAY} seconds, not {self.delay}")
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> StreamSetting:
-        return cls(on=bool(record.get("on")), delay=int(record.get("delay", 0)))
-
-    def to_record(self) -> dict[str, Any]:
-        return {"type": STREAM_RECORD, "on": self.on, "delay": self.delay}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,6 +93,74 @@ class StateHistory:
 
 def _moment(entry: tuple[float, GameState]) -> float:
     return entry[0]
+
+
+class StreamTiming:
+    """A table's stream with roles in time: its setting, its states with their moments,
+    and the overlay refresh due when the delay of the next change it has not shown yet has
+    passed (`on_due` is called then; the table queues it as an input)."""
+
+    def __init__(self, clock: Clock, on_due: Callable[[], None]) -> None:
+        self.clock = clock
+        self.setting = StreamSetting()
+        self.history = StateHistory()
+        self._on_due = on_due
+        self._due: list[Handle] = []
+        self._stopped = False
+
+    def restore(self, first: GameState, logged: Iterable[tuple[float, GameState]]) -> None:
+        """The states since the log began, `first` (the lobby) and then each with the wall
+        clock time its event was logged, stamped with how long ago that was, so the
+        overlay's delay holds across a restart."""
+        now, wall = self.clock.now(), time.time()
+        logged = list(logged)
+        self.history.record(now - max(0.0, wall - logged[0][0]) if logged else now, first)
+        for logged_at, state in logged:
+            self.history.record(now - max(0.0, wall - logged_at), state)
+
+    def changed(self, state: GameState) -> None:
+        """`state` is the table's state now (the same one again changes nothing)."""
+        if self.history.latest() is not state:
+            self.history.record(self.clock.now(), state)
+            self._schedule()
+
+    def set(self, setting: StreamSetting) -> None:
+        self.setting = setting
+        self._schedule()
+
+    def view(self) -> StreamView | None:
+        """What a snapshot carries for the overlay: None while the setting is off."""
+        if not self.setting.on:
+            return None
+        delay = self.setting.delay
+        return StreamView(delay=delay, delayed=self.history.as_of(self.clock.now() - delay))
+
+    def stop(self) -> None:
+        """No refresh is due any more, and none will be."""
+        self._stopped = True
+        self._cancel()
+
+    def _cancel(self) -> None:
+        for handle in self._due:
+            handle.cancel()
+        self._due.clear()
+
+    def _schedule(self) -> None:
+        """Refresh the overlay when the next change it has not shown yet is `delay` old;
+        nothing while the setting is off (turning it off cancels what was due)."""
+        self._cancel()
+        if not self.setting.on or self._stopped:
+            return
+        delay = self.setting.delay
+        due = self.history.next_after(self.clock.now() - delay)
+        if due is not None:
+            wait = max(0.0, due + delay - self.clock.now())
+            self._due.append(self.clock.call_later(wait, self._fire))
+
+    def _fire(self) -> None:
+        self._due.clear()
+        self._on_due()
+        self._schedule()  # the next change waiting behind this one, if any
 
 
 def stream_secrets(stream: StreamView | None) -> dict[str, Any] | None:

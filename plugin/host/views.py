@@ -24,7 +24,8 @@ from plugin.rules.machine import accepts
 from plugin.rules.modes import Choice
 from plugin.rules.state import NIGHT_PHASES, GameState, Phase
 
-from .commands import HOST, Command, Refused, candidate_events
+from .commands import candidate_events
+from .inputs import HOST, EndGame, EndSpeech, Input, Manual, Next, Refused
 from .ports import Snapshot
 from .stream import stream_secrets
 
@@ -153,11 +154,6 @@ def _streaming(snapshot: Snapshot) -> dict[str, Any]:
     return {"on": stream is not None, "delay": stream.delay if stream else None}
 
 
-# The console's actions that become engine events (plugin.host.commands.HOST_EVENTS):
-# allowed when one of the command's candidate events is legal now.
-_ENGINE_CONTROLS = ("next", "end_speech", "end_game", "manual")
-
-
 def controls(snapshot: Snapshot) -> list[str]:
     """The console actions the table would accept now, sorted: the engine's own
     (`next`, `end_speech`, `end_game`, `manual`) when one of the events the table would
@@ -170,7 +166,7 @@ def controls(snapshot: Snapshot) -> list[str]:
     if state.over:
         return [] if snapshot.successor is not None else ["next_game"]
     legal = _host_events(state)
-    allowed = [kind for kind in _ENGINE_CONTROLS if _legal(state, kind, legal)]
+    allowed = [given.kind for given in _engine_controls(state) if _legal(state, given, legal)]
     running = state.phase is not Phase.LOBBY
     if running and state.alive:
         allowed += ["foul", "remove", "disqualify"]
@@ -202,12 +198,16 @@ def _host_events(state: GameState) -> set[Event]:
     return legal
 
 
-def _legal(state: GameState, kind: str, legal: set[Event]) -> bool:
-    fields: dict[str, object] = {"on": not state.manual} if kind == "manual" else {}
-    if kind == "end_game":
-        fields = {"winner": None}
+def _engine_controls(state: GameState) -> tuple[Input, ...]:
+    """The console's actions that become engine events (plugin.host.commands.ROUTES), as
+    the console would send them now; each is allowed when one of its candidate events is
+    legal now."""
+    return (Next(), EndSpeech(), EndGame(winner=None), Manual(on=not state.manual))
+
+
+def _legal(state: GameState, given: Input, legal: set[Event]) -> bool:
     try:
-        events = candidate_events(state, HOST, Command(kind=kind, fields=fields))
+        events = candidate_events(state, HOST, given)
     except Refused:  # e.g. end_speech when nobody speaks and no timer runs
         return False
     return any(event in legal for event in events)

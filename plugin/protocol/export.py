@@ -12,8 +12,8 @@ from typing import Any
 from plugin.host.ending import replay_story
 from plugin.host.game import is_event_record
 from plugin.host.ports import Log
+from plugin.host.records import with_logged_names
 from plugin.host.settings import TableSettings
-from plugin.host.table import with_logged_names
 from plugin.rules import load_preset, new_game
 from plugin.rules.state import GameState
 

@@ -25,8 +25,9 @@ garbage needs a full pass. So, from `start()` on:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
+
+from plugin.tasks import cancel_and_wait
 
 SWEEP_SECONDS = 600.0
 FULL_PASSES_OFF = 1 << 30  # generation 2's threshold (middle passes before a full one): never
@@ -50,10 +51,8 @@ class Collector:
         self._sweeper = asyncio.create_task(self._sweep(), name="gc sweep")
 
     async def stop(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        await cancel_and_wait([self._sweeper])
+        self._sweeper = None
         if self._thresholds is not None:
             gc.set_threshold(*self._thresholds)
             self._thresholds = None

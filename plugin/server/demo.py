@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Start
 from plugin.host.settings import TableSettings
 from plugin.signing import table_links
 from plugin.sim.player import SimPlayer
@@ -71,7 +71,7 @@ def demo_session(demo: DemoTable, *, ready: asyncio.Event | None = None) -> Any:
             await asyncio.gather(*(bot.start() for bot in bots))
             print(f"autohost demo: {len(bots)} simulated players joined", flush=True)
             if demo.humans == 0:
-                await table.submit(HOST, Command(kind="start"))
+                await table.submit(HOST, Start())
                 print("autohost demo: the game has started (no human seats)", flush=True)
             if ready is not None:
                 ready.set()

@@ -23,7 +23,7 @@ from typing import Literal
 
 import msgspec
 
-from plugin.host.commands import HOST, WATCH, Command
+from plugin.host.inputs import HOST, WATCH
 from plugin.host.table import Table
 from plugin.host.views import STREAM, Viewer
 from plugin.rooms.livekit.rpc import Caller, OverlayChannel
@@ -120,16 +120,12 @@ class TableOverlay:
         if table is None:
             code, message = server.missing(self.table_id)
             return messages.encode_error(code, message, decoded.id).decode()
-        command = Command(
-            kind=messages.message_type(decoded),
-            fields=messages.message_fields(decoded),
-            client_id=decoded.id,
-        )
-        outcome = await table.submit(WATCH if viewer in (None, STREAM) else viewer, command)
-        if outcome.ok:
-            return messages.encode_ack(decoded.id, duplicate=outcome.duplicate).decode()
-        message = outcome.message or ""
-        return messages.encode_error(outcome.code or "refused", message, decoded.id).decode()
+        sender = WATCH if viewer in (None, STREAM) else viewer
+        verdict = await table.submit(sender, messages.to_input(decoded), client_id=decoded.id)
+        if verdict.ok:
+            return messages.encode_ack(decoded.id, duplicate=verdict.duplicate).decode()
+        message = verdict.message or ""
+        return messages.encode_error(verdict.code or "refused", message, decoded.id).decode()
 
     async def gone(self, identity: str) -> None:
         """`identity` left the room: no more views for him."""

@@ -25,6 +25,7 @@ import numpy as np
 import websockets
 
 from plugin.rooms.embedded.client import RoomClient, http_answerer
+from plugin.tasks import cancel_and_wait
 from plugin.web.close_codes import CloseCode
 
 from .speech import SpeechTrack, render_line
@@ -100,10 +101,7 @@ class SimPlayer:
     async def stop(self) -> None:
         """Leave: cancel pending moves, close the socket and the WebRTC connection."""
         self._stopping = True
-        tasks = [t for t in (self._task, self._audio_task, *self._moves) if t is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await cancel_and_wait([self._task, self._audio_task, *self._moves], log=log)
         if self._socket is not None:
             with contextlib.suppress(Exception):
                 await self._socket.close()

@@ -23,6 +23,8 @@ import websockets
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.sdp import candidate_from_sdp
 
+from plugin.tasks import cancel_and_wait
+
 from .picture import PeerPicture, SeatPicture
 
 log = logging.getLogger(__name__)
@@ -52,9 +54,7 @@ class MeshVideo:
 
     async def stop(self) -> None:
         self._stopping = True
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        await cancel_and_wait([self._task], log=log)
         await self._close_all()
 
     async def _run(self) -> None:

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from plugin.bodies import BadBody, decode_json, read_body
-from plugin.host.commands import HOST, WATCH
+from plugin.host.inputs import HOST, WATCH
 from plugin.host.ports import Fenced, LogUnavailable
 from plugin.host.registry import GameNotOver, HostingRefused
 from plugin.host.settings import SettingsError, TableSettings

@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute
 from starlette.types import Scope
 
-from plugin.host.commands import WATCH
+from plugin.host.inputs import WATCH
 from plugin.host.ports import Clock, Leases, Log, LogUnavailable
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings

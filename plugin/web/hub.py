@@ -22,7 +22,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 
-from plugin.host.commands import HOST
+from plugin.host.inputs import HOST
 from plugin.host.ports import Snapshot
 from plugin.host.views import Viewer, ViewSet
 from plugin.tasks import cancel_and_wait

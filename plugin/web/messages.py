@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from plugin.host import inputs
+
 from . import wire
 
 VERSION = 1
@@ -173,17 +175,57 @@ def decode(raw: str | bytes) -> Message:
     return message
 
 
-def message_type(message: Message) -> str:
-    return type(message).__struct_config__.tag  # type: ignore[return-value]
-
-
-def message_fields(message: Message) -> dict[str, Any]:
-    """The message's own fields (without v, id and type)."""
-    return {
-        name: getattr(message, name)
-        for name in message.__struct_fields__
-        if name not in ("v", "id")
-    }
+def to_input(message: Message) -> inputs.Input:
+    """The host input a validated client message asks for (its id travels beside it, and
+    the seat comes from the sender's token, never from the message)."""
+    match message:
+        case Vote(candidate=candidate):
+            return inputs.Vote(candidate=candidate)
+        case Lift(leave=leave):
+            return inputs.Lift(leave=leave)
+        case Nominate(target=target):
+            return inputs.Nominate(target=target)
+        case Pass():
+            return inputs.Pass()
+        case Shoot(target=target):
+            return inputs.Shoot(target=target)
+        case DonCheck(target=target):
+            return inputs.DonCheck(target=target)
+        case SheriffCheck(target=target):
+            return inputs.SheriffCheck(target=target)
+        case BestMove(seats=seats):
+            return inputs.BestMove(seats=tuple(seats))
+        case Leave():
+            return inputs.Leave()
+        case Start():
+            return inputs.Start()
+        case Manual(on=on):
+            return inputs.Manual(on=on)
+        case Choice(choice=choice):
+            return inputs.Choice(choice=choice)
+        case Pause():
+            return inputs.Pause()
+        case Resume():
+            return inputs.Resume()
+        case AddTime(seconds=seconds):
+            return inputs.AddTime(seconds=seconds)
+        case Stream(on=on, delay=delay):
+            return inputs.Stream(on=on, delay=delay)
+        case EndSpeech():
+            return inputs.EndSpeech()
+        case GiveFoul(seat=seat):
+            return inputs.GiveFoul(seat=seat)
+        case Disqualify(seat=seat):
+            return inputs.Disqualify(seat=seat)
+        case Remove(seat=seat):
+            return inputs.Remove(seat=seat)
+        case Undo():
+            return inputs.Undo()
+        case EndGame(winner=winner):
+            return inputs.EndGame(winner=winner)
+        case Next():
+            return inputs.Next()
+    raise TypeError(f"no input for the message {message!r}")  # a new message type, unmapped
 
 
 def _salvage_id(data: bytes) -> str | None:

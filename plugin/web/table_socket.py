@@ -18,7 +18,7 @@ import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from plugin.host.commands import WATCH, Command
+from plugin.host.inputs import WATCH
 from plugin.host.ports import LogUnavailable
 from plugin.host.table import Table
 from plugin.host.views import STREAM, Viewer
@@ -179,7 +179,7 @@ async def _serve_client(
     viewer = _viewer_of(grant)
     connection = Connection(table.id, viewer, send, close)
     server.hub.attach(connection, table.snapshot())
-    sender = grant.seat  # a seat, "host" or "watch" (commands.authorize refuses "watch")
+    sender = grant.seat  # a seat, "host" or "watch" (commands.route refuses "watch")
     key = (table.id, grant.seat, id(connection)) if watching else (table.id, grant.seat)
     try:
         while not connection.closed:
@@ -196,12 +196,8 @@ async def _serve_client(
                     messages.encode_error(refusal.code, refusal.message, refusal.id)
                 )
                 continue
-            command = Command(
-                kind=messages.message_type(decoded),
-                fields=messages.message_fields(decoded),
-                client_id=decoded.id,
-            )
-            outcome = await table.submit(sender, command)
+            given = messages.to_input(decoded)
+            outcome = await table.submit(sender, given, client_id=decoded.id)
             if outcome.ok:
                 reply = messages.encode_ack(decoded.id, duplicate=outcome.duplicate)
             else:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
-from plugin.host.commands import HOST
+from plugin.host.inputs import HOST, Next, Nominate, Pass, Start, Vote
 
 from .test_widget import Game, open_page, running_game, tile_state, wait_view
 
@@ -19,23 +19,23 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 async def _to_the_vote(game: Game) -> None:
     """Night zero on the host's key; seats 1 and 2 nominate 3 and 4; every speech passed."""
-    await game.submit(HOST, "start")
+    await game.submit(HOST, Start())
     while game.table.state.phase.value != "speech":
-        await game.submit(HOST, "next")
-    await game.submit(1, "nominate", target=3)
-    await game.submit(1, "pass")
-    await game.submit(2, "nominate", target=4)
+        await game.submit(HOST, Next())
+    await game.submit(1, Nominate(target=3))
+    await game.submit(1, Pass())
+    await game.submit(2, Nominate(target=4))
     while game.table.state.phase.value == "speech":
-        await game.submit(game.table.state.speaker, "pass")
+        await game.submit(game.table.state.speaker, Pass())
     while game.table.state.phase.value != "voting":
-        await game.submit(HOST, "next")
+        await game.submit(HOST, Next())
 
 
 async def _tie(game: Game) -> None:
     for seat in (1, 2, 4, 5, 6):
-        await game.submit(seat, "vote", candidate=3)
+        await game.submit(seat, Vote(candidate=3))
     for seat in (3, 7, 8, 9, 10):
-        await game.submit(seat, "vote", candidate=4)
+        await game.submit(seat, Vote(candidate=4))
 
 
 async def test_the_tie_dialogs_in_manual_mode(browser: Browser, loopback_ice: None, tmp_path: Path):
@@ -62,7 +62,7 @@ async def test_the_tie_dialogs_in_manual_mode(browser: Browser, loopback_ice: No
         await wait_view(console, "v.dialog === null && v.vote.round && v.vote.round.number === 2")
         assert not await console.is_visible("#dialog")
         while not (game.table.state.vote.round.number == 2 and game.table.state.voters):
-            await game.submit(HOST, "next")  # the short pause before the revote
+            await game.submit(HOST, Next())  # the short pause before the revote
 
         # The same tie again: «Повторна нічия», one option; closing it takes the default.
         await _tie(game)

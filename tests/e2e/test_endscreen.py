@@ -14,13 +14,26 @@ import contextlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page
 
 from plugin.eventlog import log_opener
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import (
+    HOST,
+    Disqualify,
+    DonCheck,
+    GiveFoul,
+    Input,
+    Next,
+    Nominate,
+    Pass,
+    Sender,
+    SheriffCheck,
+    Shoot,
+    Start,
+    Vote,
+)
 from plugin.host.settings import TableSettings
 from plugin.server.embedded import EmbeddedTables
 from plugin.server.exports import protocol_routes
@@ -65,9 +78,9 @@ async def play_to_the_end(game: Game) -> None:
     foul to 6, then the don and both mafiosi are disqualified: the town wins."""
     table = game.table
 
-    async def submit(sender: int | str, kind: str, **fields: Any) -> None:
-        outcome = await table.submit(sender, Command(kind=kind, fields=fields))  # type: ignore[arg-type]
-        assert outcome.ok, (sender, kind, fields, outcome, table.state.phase)
+    async def submit(sender: Sender, given: Input) -> None:
+        verdict = await table.submit(sender, given)
+        assert verdict.ok, (sender, given, verdict, table.state.phase)
 
     async def until(phase: str) -> None:
         for _ in range(200):
@@ -75,29 +88,29 @@ async def play_to_the_end(game: Game) -> None:
                 return
             state = table.state
             sender = HOST if state.timer or state.dialog or not state.speaker else state.speaker
-            await submit(sender, "next" if sender == HOST else "pass")
+            await submit(sender, Next() if sender == HOST else Pass())
         raise AssertionError(f"never reached {phase}: {table.state.phase}")
 
-    await submit(HOST, "start")
+    await submit(HOST, Start())
     await until("speech")
-    await submit(1, "nominate", target=3)
-    await submit(1, "pass")
-    await submit(2, "nominate", target=4)
+    await submit(1, Nominate(target=3))
+    await submit(1, Pass())
+    await submit(2, Nominate(target=4))
     await until("voting")
     for seat in (1, 2, 4, 5, 6, 7, 8, 9, 10):
         if table.state.phase.value == "voting" and seat in table.state.voters:
-            await submit(seat, "vote", candidate=3)
+            await submit(seat, Vote(candidate=3))
     await until("shot")
     for seat in (7, 8, 9):
-        await submit(seat, "shoot", target=5)
+        await submit(seat, Shoot(target=5))
     await until("don_check")
-    await submit(7, "don_check", target=2)
+    await submit(7, DonCheck(target=2))
     await until("sheriff_check")
-    await submit(2, "sheriff_check", target=7)
+    await submit(2, SheriffCheck(target=7))
     await until("speech")
-    await submit(HOST, "foul", seat=6)
+    await submit(HOST, GiveFoul(seat=6))
     for seat in (7, 8, 9):
-        await submit(HOST, "disqualify", seat=seat)
+        await submit(HOST, Disqualify(seat=seat))
     assert table.state.over and table.state.winner == "city"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Browser, Page
 
-from plugin.host.commands import HOST
+from plugin.host.inputs import HOST, EndGame, Next, Nominate, Pass, Start, Vote
 from plugin.web.pages import catalogue
 
 from .test_widget import Game, open_page, running_game, screenshot, wait_view
@@ -101,14 +101,14 @@ async def advance_to(game: Game, phase: str) -> None:
     """The host's next step (or the speaker's pass where a speech waits) until `phase`."""
     while game.table.state.phase.value != phase:
         state = game.table.state
-        sender, kind = (HOST, "next") if state.timer or state.dialog else (state.speaker, "pass")
-        await game.submit(sender or HOST, kind)
+        sender, given = (HOST, Next()) if state.timer or state.dialog else (state.speaker, Pass())
+        await game.submit(sender or HOST, given)
 
 
 async def _speeches(game: Game) -> None:
-    await game.submit(HOST, "start")
+    await game.submit(HOST, Start())
     while game.table.state.phase.value != "speech":
-        await game.submit(HOST, "next")
+        await game.submit(HOST, Next())
 
 
 @pytest.mark.parametrize("language", ["uk", "ru", "en"])
@@ -137,20 +137,20 @@ async def test_every_page_speaks_the_tables_language(
                 await assert_speaks(page, language, f"{where}, page {name}")
 
         await check("lobby")
-        await game.submit(HOST, "start")
+        await game.submit(HOST, Start())
         await check("black meeting")
         while game.table.state.phase.value != "speech":
-            await game.submit(HOST, "next")
+            await game.submit(HOST, Next())
         await check("speech")  # seat 1: nominate buttons and pass
-        await game.submit(1, "nominate", target=3)
-        await game.submit(1, "pass")
-        await game.submit(2, "nominate", target=4)  # one candidate on day 1 is no vote
+        await game.submit(1, Nominate(target=3))
+        await game.submit(1, Pass())
+        await game.submit(2, Nominate(target=4))  # one candidate on day 1 is no vote
         await advance_to(game, "voting")
-        await game.submit(2, "vote", candidate=3)
+        await game.submit(2, Vote(candidate=3))
         await check("voting")  # tallies, the vote card
         await advance_to(game, "shot")
         await check("night")  # the don's shoot buttons
-        await game.submit(HOST, "end_game", winner="city")
+        await game.submit(HOST, EndGame(winner="city"))
         await check("over")  # every role, the winner
 
 
@@ -169,7 +169,7 @@ async def test_after_the_game_the_console_offers_nothing_of_the_game(
             assert not await console.is_disabled(control), control
         assert await console.locator('.tile[data-seat="4"] .foul-btn').count() == 1
 
-        await game.submit(HOST, "end_game", winner="mafia")
+        await game.submit(HOST, EndGame(winner="mafia"))
         await wait_view(console, "v.over === true")
         disabled = await console.evaluate(
             """() => [...document.querySelectorAll('.toolbar button, #manual')]
@@ -286,15 +286,15 @@ async def test_a_phone_in_portrait_nominates_passes_and_votes(
         await one.tap(".pass-btn")
         await wait_view(one, "v.speaker === 2")
 
-        await game.submit(2, "nominate", target=4)
+        await game.submit(2, Nominate(target=4))
         while game.table.state.phase.value == "speech":
-            await game.submit(game.table.state.speaker, "pass")
+            await game.submit(game.table.state.speaker, Pass())
         while game.table.state.phase.value != "voting":
-            await game.submit(HOST, "next")
+            await game.submit(HOST, Next())
         five = phones[5]
         await wait_view(five, "v.vote && v.vote.round && v.vote.round.open && v.me.can_vote")
         for seat in (1, 2, 6):
-            await game.submit(seat, "vote", candidate=3)
+            await game.submit(seat, Vote(candidate=3))
         await wait_view(five, "v.vote.round.tally['3'] === 3")
         await assert_laid_out(five, "voting")  # the tallies beside the vote buttons
         await assert_clickable(five, ".vote-btn")

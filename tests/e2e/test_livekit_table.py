@@ -13,7 +13,7 @@ import pytest
 from livekit import api
 from livekit.api import AccessToken, VideoGrants
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Input, Next, Nominate, Start
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials
@@ -101,11 +101,11 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
 
             await eventually(present, "the bot reports the three players to the table", seconds=90)
 
-            async def host(kind: str, **fields) -> None:
-                outcome = await table.submit(HOST, Command(kind=kind, fields=fields))
-                assert outcome.ok, outcome
+            async def host(given: Input) -> None:
+                verdict = await table.submit(HOST, given)
+                assert verdict.ok, verdict
 
-            await host("start")
+            await host(Start())
             nominations = {1: 5, 2: 6}
             checked_speech = False
             while table.state.phase.value != "voting":
@@ -148,11 +148,9 @@ async def test_a_speech_and_a_vote_at_a_livekit_table(browser, livekit_server, t
                 if table.state.phase.value == "speech" and speakers and speakers[0] in nominations:
                     seat = speakers[0]
                     target = nominations.pop(seat)
-                    outcome = await table.submit(
-                        seat, Command(kind="nominate", fields={"target": target})
-                    )
+                    outcome = await table.submit(seat, Nominate(target=target))
                     assert outcome.ok, outcome
-                await host("next")
+                await host(Next())
             assert checked_speech
 
             button = '.autohost-overlay button[data-candidate="5"]'

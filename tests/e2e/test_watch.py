@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser, Page
 
-from plugin.host.commands import HOST
+from plugin.host.inputs import HOST, EndGame, Next, Nominate, Pass, Start, Vote
 
 from .harness import start_audio_meter, wait_for_audio, wait_for_quiet
 from .test_finish import advance_to
@@ -66,23 +66,23 @@ async def test_the_watch_page_follows_a_vote_and_names_no_role(
         )
         assert painted == [["rgba(0, 0, 0, 0)", "normal"], ["rgba(0, 0, 0, 0)", "normal"]]
 
-        await game.submit(HOST, "start")
+        await game.submit(HOST, Start())
         await advance_to(game, "speech")
         await until(watch, "v.speaking.speaker === 1")
         assert "speaking" in (await watch.get_attribute('.tile[data-seat="1"]', "class") or "")
         assert (await watch.text_content('.tile[data-seat="1"] .countdown') or "").strip()
-        await game.submit(1, "nominate", target=3)
+        await game.submit(1, Nominate(target=3))
         await until(watch, "v.nominations.length === 1")
         assert "1 → 3" in (await watch.text_content("#vote-info") or "")
-        await game.submit(1, "pass")
-        await game.submit(2, "nominate", target=4)
+        await game.submit(1, Pass())
+        await game.submit(2, Nominate(target=4))
         await advance_to(game, "voting")
 
         # The vote as it happens: each ballot moves a tally on every spectator's page.
         await until(watch, "v.vote && v.vote.round && v.vote.round.open")
         assert await tally(watch, 3) == "0" and await tally(watch, 4) == "0"
         for voter in (1, 2, 5, 6, 7, 8):
-            await game.submit(voter, "vote", candidate=3)
+            await game.submit(voter, Vote(candidate=3))
         await until(watch, "v.vote.round.tally['3'] === 6")
         await until(overlay, "v.vote.round.tally['3'] === 6")
         assert await tally(watch, 3) == "6"
@@ -93,8 +93,8 @@ async def test_the_watch_page_follows_a_vote_and_names_no_role(
                 path=str(SCREENSHOTS / "overlay-vote.png"), omit_background=True
             )
         for voter in (3, 9, 10):
-            await game.submit(voter, "vote", candidate=4)
-        await game.submit(HOST, "next")  # the round closes: 6 against 3
+            await game.submit(voter, Vote(candidate=4))
+        await game.submit(HOST, Next())  # the round closes: 6 against 3
         await until(watch, "v.vote && v.vote.eliminated && v.vote.eliminated.includes(3)")
         assert await watch.text_content('.tile[data-seat="3"] .label') == "вибуває"
 
@@ -108,7 +108,7 @@ async def test_the_watch_page_follows_a_vote_and_names_no_role(
 
         body = await watch.text_content("body") or ""
         assert not any(word in body for word in ROLE_WORDS), body
-        await game.submit(HOST, "end_game", winner="city")
+        await game.submit(HOST, EndGame(winner="city"))
         await until(watch, "v.over === true")
         body = await watch.text_content("#tiles") or ""
         assert "Шериф" in body and "Дон" in body  # the end: every role, for everyone
@@ -152,7 +152,7 @@ async def test_a_spectator_hears_the_speaker_and_cannot_send(
         (listener,) = [s for s in game.room.peers() if str(s).startswith("watch:")]
         assert game.room.present == {1}  # a spectator is nobody's seat
 
-        await game.submit(HOST, "start")  # the night: every microphone is closed
+        await game.submit(HOST, Start())  # the night: every microphone is closed
         await wait_for_quiet(watch, "table", below=SILENT, timeout=30)
         await advance_to(game, "speech")  # seat 1 speaks: the spectator hears him
         assert game.table.state.speaker == 1
@@ -195,10 +195,10 @@ async def test_the_overlay_streams_roles_only_after_the_delay_and_the_watch_page
         await console.check("#stream-on")
         await until(overlay, f"v.stream && v.stream.delay === {delay}")
         assert "Трансляція з ролями" in (await console.text_content("#stream-card") or "")
-        assert game.table.streaming.on and game.table.streaming.delay == delay
+        assert game.table.stream.setting.on and game.table.stream.setting.delay == delay
 
         started = time.monotonic()
-        await game.submit(HOST, "start")  # the roles are dealt now
+        await game.submit(HOST, Start())  # the roles are dealt now
         await until(overlay, "v.phase !== 'lobby'")
         tiles = await overlay.text_content("#tiles") or ""
         assert not any(word in tiles for word in ROLE_WORDS), tiles

@@ -25,7 +25,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from plugin.eventlog import log_opener
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Input, Sender, Start, Vote
 from plugin.host.settings import TableSettings
 from plugin.host.table import Table
 from plugin.paths import ROOT
@@ -117,9 +117,9 @@ class Game:
     def room(self) -> Any:
         return self.tables.rooms[self.table.id]
 
-    async def submit(self, sender: int | str, kind: str, **fields: Any) -> None:
-        outcome = await self.table.submit(sender, Command(kind=kind, fields=fields))  # type: ignore[arg-type]
-        assert outcome.ok, (sender, kind, fields, outcome)
+    async def submit(self, sender: Sender, given: Input) -> None:
+        verdict = await self.table.submit(sender, given)
+        assert verdict.ok, (sender, given, verdict)
 
 
 @contextlib.asynccontextmanager
@@ -303,9 +303,9 @@ async def test_a_game_through_the_widget_and_the_console(
         await click_tile_button(pages[3], 4, "vote-btn")
         await click_tile_button(pages[4], 3, "vote-btn")
         for seat in (5, 6):
-            await game.submit(seat, "vote", candidate=3)
+            await game.submit(seat, Vote(candidate=3))
         for seat in (7, 8, 9, 10):
-            await game.submit(seat, "vote", candidate=4)
+            await game.submit(seat, Vote(candidate=4))
 
         # 5 : 5 while the round is still open: 3 and 4 outlined in yellow, nobody eliminated.
         for page in [*pages.values(), console]:
@@ -350,7 +350,7 @@ async def test_a_game_through_the_widget_and_the_console(
             await click_tile_button(pages[seat], 3, "vote-btn")
         await click_tile_button(pages[3], 4, "vote-btn")
         for seat in range(5, 11):
-            await game.submit(seat, "vote", candidate=3)
+            await game.submit(seat, Vote(candidate=3))
         await wait_view(console, "v.vote.round.tally['3'] === 9")
         await host_next(game, console)
 
@@ -373,7 +373,7 @@ async def test_a_page_reconnects_and_gets_the_state_back(
         assert await page.text_content("#conn") == "online"
         await page.evaluate("window.__widget.socket.drop()")
         # Meanwhile the game moves on: the page must show the state it gets back.
-        await game.submit(HOST, "start")
+        await game.submit(HOST, Start())
         await page.wait_for_function(
             "window.__widget.socket.history.slice(-2).join() === 'reconnecting,online'"
         )
@@ -399,7 +399,7 @@ async def test_a_page_without_a_microphone_still_hears_the_table(
         await page.goto(game.page_url(1))
         await start_following_meter(page, "table")
         assert "No microphone" in (await page.text_content("#toast") or "")
-        await game.submit(HOST, "start")  # the host's voice announces the night
+        await game.submit(HOST, Start())  # the host's voice announces the night
         await wait_for_audio(page, "table", above=HEARD, timeout=60)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Browser
 
-from plugin.host.commands import HOST
+from plugin.host.inputs import HOST, Next, Pass, Shoot, Start
 
 from .test_widget import Game, click_tile_button, open_page, running_game, tile_state, wait_view
 
@@ -17,13 +17,13 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 async def _to_the_first_night(game: Game) -> None:
-    await game.submit(HOST, "start")
+    await game.submit(HOST, Start())
     while game.table.state.phase.value != "speech":
-        await game.submit(HOST, "next")
+        await game.submit(HOST, Next())
     while game.table.state.phase.value == "speech":
-        await game.submit(game.table.state.speaker, "pass")
+        await game.submit(game.table.state.speaker, Pass())
     while game.table.state.phase.value != "shot":
-        await game.submit(HOST, "next")
+        await game.submit(HOST, Next())
 
 
 async def test_night_actions_and_the_best_move_through_the_widget(
@@ -44,8 +44,8 @@ async def test_night_actions_and_the_best_move_through_the_widget(
             await wait_view(pages[seat], "v.phase === 'shot'")
             assert (await tile_state(pages[seat], 3))["buttons"] == []
             assert await pages[seat].text_content('.tile[data-seat="8"] .role-tag') == ""
-        await game.submit(7, "shoot", target=1)
-        await game.submit(9, "shoot", target=1)
+        await game.submit(7, Shoot(target=1))
+        await game.submit(9, Shoot(target=1))
         await click_tile_button(pages[8], 1, "shoot-btn")
 
         # The don looks for the sheriff; the sheriff checks a black player: private results.
@@ -72,9 +72,9 @@ async def test_the_best_move_of_the_player_killed_first(
         pages = {1: await open_page(browser, game, 1)}
         await _to_the_first_night(game)
         for seat in (7, 8, 9):
-            await game.submit(seat, "shoot", target=1)
+            await game.submit(seat, Shoot(target=1))
         while game.table.state.phase.value != "morning_last_word":
-            await game.submit(HOST, "next")
+            await game.submit(HOST, Next())
         assert game.table.state.speaker == 1
         await wait_view(pages[1], "v.me.action === 'best_move'", timeout=5_000)
         for seat in (7, 8, 9):

@@ -30,7 +30,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST
 from plugin.host.ports import Leases, Log
 from plugin.host.registry import Registry
 from plugin.host.settings import TableSettings
@@ -39,6 +39,7 @@ from plugin.host.views import build_view
 from plugin.protocol.export import table_protocol
 from plugin.rules.events import to_record
 from plugin.sim.simulate import play
+from plugin.web import messages
 from testing import FakeClock, FakeHub
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -101,8 +102,11 @@ async def _expire(table: Table, clock: FakeClock) -> None:
 
 
 async def _ok(table: Table, sender: Any, kind: str, client_id: str | None = None, **fields: Any):
-    outcome = await table.submit(sender, Command(kind=kind, fields=fields, client_id=client_id))
-    assert outcome.ok, outcome
+    # The inputs as the wire names them (this generator first ran when an input was a kind
+    # and its fields; it now speaks the typed inputs through the one converter).
+    message = messages.decode(json.dumps({"v": 1, "id": client_id or "-", "type": kind, **fields}))
+    verdict = await table.submit(sender, messages.to_input(message), client_id=client_id)
+    assert verdict.ok, verdict
 
 
 async def write_evening(

@@ -4,7 +4,7 @@ the registry takes it for the successor record and lets it go."""
 
 from __future__ import annotations
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, EndGame, Start
 from plugin.host.registry import Registry
 from plugin.host.settings import TableSettings
 from testing import FakeClock, FakeHub
@@ -21,8 +21,8 @@ async def test_the_next_game_of_an_archived_table_is_recorded(
     )
     await first.start()
     table = await first.create(TableSettings(seats=10, seed=3))
-    await table.submit(HOST, Command(kind="start"))
-    assert (await table.submit(HOST, Command(kind="end_game", fields={"winner": "city"}))).ok
+    await table.submit(HOST, Start())
+    assert (await table.submit(HOST, EndGame(winner="city"))).ok
     await first.close()
 
     log, leases = open_hosting_at()

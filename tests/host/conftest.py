@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from plugin.eventlog import EventLog, SqliteStore
-from plugin.host.commands import HOST, Command, Sender
+from plugin.host.inputs import HOST, Input, Nominate, Sender, Start, Verdict
 from plugin.host.settings import TableSettings
-from plugin.host.table import Outcome, Table
+from plugin.host.table import Table
 from testing import FakeClock, FakeHub, FakeRoom, FakeVoice
 
 # Seat 1 is the don, 2 and 3 mafia, 4 the sheriff: fixed so tests can name them.
@@ -31,15 +31,13 @@ class Harness:
     path: Path
     settings: TableSettings
 
-    async def send(self, sender: Sender, kind: str, client_id: str | None = None, **fields):
-        return await self.table.submit(
-            sender, Command(kind=kind, fields=fields, client_id=client_id)
-        )
+    async def send(self, sender: Sender, given: Input, client_id: str | None = None) -> Verdict:
+        return await self.table.submit(sender, given, client_id=client_id)
 
-    async def ok(self, sender: Sender, kind: str, **fields) -> Outcome:
-        outcome = await self.send(sender, kind, **fields)
-        assert outcome.ok, outcome
-        return outcome
+    async def ok(self, sender: Sender, given: Input) -> Verdict:
+        verdict = await self.send(sender, given)
+        assert verdict.ok, verdict
+        return verdict
 
     async def advance(self, seconds: float) -> None:
         """Move the fake clock, then let the table handle what the timers queued."""
@@ -61,7 +59,7 @@ class Harness:
         return self.table.state.phase.value
 
     async def to_day_one(self) -> None:
-        await self.ok(HOST, "start")
+        await self.ok(HOST, Start())
         while self.phase != "speech":
             await self.expire()
 
@@ -72,7 +70,7 @@ class Harness:
         while self.phase != "voting":
             speaker = self.state.speaker
             if self.phase == "speech" and speaker in pending:
-                await self.ok(speaker, "nominate", target=pending.pop(speaker))
+                await self.ok(speaker, Nominate(target=pending.pop(speaker)))
             await self.expire()
 
     async def reopen(self) -> None:

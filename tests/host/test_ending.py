@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from plugin.eventlog import open_log
-from plugin.host.commands import HOST, Command
-from plugin.host.ending import SUCCESSOR, end_view
+from plugin.host.ending import end_view
+from plugin.host.inputs import HOST, Disqualify, EndGame, GiveFoul, Start, Undo
+from plugin.host.records import SUCCESSOR
 from plugin.host.registry import GameNotOver, Registry
 from plugin.host.settings import TableSettings
 from plugin.host.views import build_view
@@ -65,13 +66,13 @@ def test_the_end_view_is_only_for_a_game_that_is_over() -> None:
 
 async def test_a_table_shows_its_end_only_after_the_game(harness: Harness) -> None:
     await harness.to_day_one()
-    await harness.ok(HOST, "foul", seat=5)
+    await harness.ok(HOST, GiveFoul(seat=5))
     snapshot = harness.table.snapshot()
     assert snapshot.ending is None
     for viewer in (None, 1, 5, "host"):
         assert build_view(snapshot, viewer)["end"] is None
     for seat in (1, 2, 3):  # the don and both mafiosi (conftest.ROLES) are disqualified
-        await harness.ok(HOST, "disqualify", seat=seat)
+        await harness.ok(HOST, Disqualify(seat=seat))
     assert harness.state.over
     snapshot = harness.table.snapshot()
     views = [build_view(snapshot, viewer)["end"] for viewer in (None, 4, "host")]
@@ -89,7 +90,7 @@ async def test_a_table_shows_its_end_only_after_the_game(harness: Harness) -> No
     assert all(i["day"] == 1 for i in end["timeline"])
     assert next(s for s in end["seats"] if s["seat"] == 5)["fouls"] == 1
     # An undo of the last event makes the game run again: the end is gone.
-    await harness.ok(HOST, "undo")
+    await harness.ok(HOST, Undo())
     assert not harness.state.over and harness.table.snapshot().ending is None
 
 
@@ -108,9 +109,9 @@ SETTINGS = TableSettings(
 
 async def finished(reg: Registry) -> str:
     table = await reg.create(SETTINGS)
-    await table.submit(HOST, Command(kind="start"))
-    outcome = await table.submit(HOST, Command(kind="end_game", fields={"winner": "mafia"}))
-    assert outcome.ok and table.state.over
+    await table.submit(HOST, Start())
+    verdict = await table.submit(HOST, EndGame(winner="mafia"))
+    assert verdict.ok and table.state.over
     return table.id
 
 
@@ -185,7 +186,7 @@ async def test_no_next_game_before_the_end_or_for_no_table(tmp_path: Path) -> No
     reg = registry(path)
     await reg.start()
     table = await reg.create(SETTINGS)
-    await table.submit(HOST, Command(kind="start"))
+    await table.submit(HOST, Start())
     with pytest.raises(GameNotOver):
         await reg.next_game(table.id)
     with pytest.raises(KeyError):

@@ -13,7 +13,7 @@ import pytest
 
 from plugin.cli import table as table_cli
 from plugin.eventlog import open_log
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Next
 from plugin.host.registry import Registry
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.signing import Signer, load_secret, secret_path_for
@@ -39,7 +39,7 @@ async def test_tables_resume_after_a_restart_and_close_releases_every_room(tmp_p
     a = await first.create(TableSettings(seats=10, roles=ROLES))
     b = await first.create(TableSettings(seats=8, seed=5, names=tuple("ABCDEFGH")))
     for _ in range(5):
-        await a.submit(HOST, Command(kind="next"))
+        await a.submit(HOST, Next())
     assert a.state.phase.value == "speech" and rooms[a.id].speakers == frozenset({1})
     await first.close()
     assert rooms[a.id].released and rooms[b.id].released

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugin.host.commands import HOST
+from plugin.host.inputs import HOST, SheriffCheck, Start, Stream
 from plugin.host.views import STREAM, build_view
 from plugin.rules.state import Phase
 
@@ -26,7 +26,7 @@ def watch_view(harness: Harness) -> dict[str, Any]:
 
 
 async def test_off_by_default_nothing_reaches_the_overlay(harness: Harness) -> None:
-    await harness.ok(HOST, "start")
+    await harness.ok(HOST, Start())
     await harness.advance(DELAY * 5)
     assert stream_of(harness) is None
     assert build_view(harness.table.snapshot(), HOST)["streaming"] == {"on": False, "delay": None}
@@ -34,11 +34,11 @@ async def test_off_by_default_nothing_reaches_the_overlay(harness: Harness) -> N
 
 
 async def test_roles_reach_the_overlay_only_after_the_delay(harness: Harness) -> None:
-    await harness.ok(HOST, "stream", on=True, delay=DELAY)
+    await harness.ok(HOST, Stream(on=True, delay=DELAY))
     assert build_view(harness.table.snapshot(), HOST)["streaming"] == {"on": True, "delay": DELAY}
     assert stream_of(harness) == {"delay": DELAY, "roles": {}, "black": [], "checks": [],
                                   "shots": []}  # fmt: skip
-    await harness.ok(HOST, "start")  # the roles are dealt now
+    await harness.ok(HOST, Start())  # the roles are dealt now
     await harness.advance(DELAY - 1)
     assert stream_of(harness)["roles"] == {}
     published = len(harness.hub.snapshots)
@@ -51,12 +51,12 @@ async def test_roles_reach_the_overlay_only_after_the_delay(harness: Harness) ->
 
 
 async def test_a_check_reaches_the_overlay_a_delay_after_it_was_made(harness: Harness) -> None:
-    await harness.ok(HOST, "stream", on=True, delay=DELAY)
+    await harness.ok(HOST, Stream(on=True, delay=DELAY))
     await harness.to_day_one()
     while harness.table.state.phase is not Phase.SHERIFF_CHECK:
         await harness.expire()
     checked_at = harness.clock.now()
-    await harness.ok(4, "sheriff_check", target=2)
+    await harness.ok(4, SheriffCheck(target=2))
     assert harness.table.state.checks  # the host sees it at once
     await harness.advance(DELAY - 0.5)
     assert stream_of(harness)["checks"] == []
@@ -69,19 +69,19 @@ async def test_a_check_reaches_the_overlay_a_delay_after_it_was_made(harness: Ha
 
 
 async def test_turning_it_off_stops_at_once(harness: Harness) -> None:
-    await harness.ok(HOST, "stream", on=True, delay=0)
-    await harness.ok(HOST, "start")
+    await harness.ok(HOST, Stream(on=True, delay=0))
+    await harness.ok(HOST, Start())
     assert stream_of(harness)["roles"]  # no delay: at once
-    await harness.ok(HOST, "stream", on=False)
+    await harness.ok(HOST, Stream(on=False))
     assert stream_of(harness) is None
     assert harness.hub.last.stream is None  # the overlay was told so
 
 
 async def test_the_setting_and_the_delay_survive_a_restart(harness: Harness) -> None:
-    await harness.ok(HOST, "stream", on=True, delay=DELAY)
-    await harness.ok(HOST, "start")
+    await harness.ok(HOST, Stream(on=True, delay=DELAY))
+    await harness.ok(HOST, Start())
     await harness.reopen()
-    assert harness.table.streaming.on and harness.table.streaming.delay == DELAY
+    assert harness.table.stream.setting.on and harness.table.stream.setting.delay == DELAY
     assert stream_of(harness)["roles"] == {}  # the restart shows nothing early
     await harness.advance(DELAY)
     assert stream_of(harness)["roles"]["1"] == "don"
@@ -95,7 +95,7 @@ async def test_bad_input_is_refused_and_changes_nothing(harness: Harness) -> Non
         (3, {"on": True, "delay": 10}, "host_only"),
         ("watch", {"on": True, "delay": 10}, "spectator"),
     ):
-        outcome = await harness.send(sender, "stream", **fields)
-        assert not outcome.ok and outcome.code == code, (sender, fields, outcome)
+        verdict = await harness.send(sender, Stream(**fields))
+        assert not verdict.ok and verdict.code == code, (sender, fields, verdict)
     assert len(harness.log.entries("t1")) == before
-    assert not harness.table.streaming.on
+    assert not harness.table.stream.setting.on

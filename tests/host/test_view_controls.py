@@ -70,5 +70,5 @@ def test_the_consoles_engine_controls_need_no_seats_events(
     for state in states:
         with_seats = views._host_events(state) | set(always_legal(state))
         without = views._host_events(state)
-        for kind in views._ENGINE_CONTROLS:
-            assert views._legal(state, kind, with_seats) == views._legal(state, kind, without)
+        for control in views._engine_controls(state):
+            assert views._legal(state, control, with_seats) == views._legal(state, control, without)

@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack
 import pytest
 from livekit.api import AccessToken, VideoGrants
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Next, Nominate
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.rpc import MAX_PACKET_BYTES, PART_TOPIC, TOPIC, parts
 from plugin.rooms.livekit.tokens import Credentials, host_token, player_token
@@ -144,9 +144,9 @@ async def test_votes_over_rpc_and_views_as_data(livekit_server, tmp_path) -> Non
                 if speakers[0] == 2:  # seat 2 nominates over RPC
                     assert (await seat2.send("nominate", target=target))["type"] == "ack"
                 else:
-                    nominate = Command(kind="nominate", fields={"target": target})
+                    nominate = Nominate(target=target)
                     assert (await table.submit(speakers[0], nominate)).ok
-            outcome = await table.submit(HOST, Command(kind="next", fields={}))
+            outcome = await table.submit(HOST, Next())
             assert outcome.ok, outcome
 
         vote = {"v": 1, "id": "vote-7-a", "type": "vote", "candidate": 5}

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Next, Nominate, Start
 from plugin.host.settings import TableSettings
 from plugin.rooms.livekit.static import client_installed
 from plugin.rooms.livekit.tokens import Credentials, player_token
@@ -61,17 +61,15 @@ async def test_a_vote_clicked_in_the_overlay_goes_as_rpc(browser, livekit_server
                 return 7 in server.hub.connected_seats(TABLE)
 
             await eventually(online, "seat 7 counts as online through LiveKit")
-            assert (await table.submit(HOST, Command(kind="start", fields={}))).ok
+            assert (await table.submit(HOST, Start())).ok
             nominations = {1: 5, 2: 6}
             while table.state.phase.value != "voting":
                 speakers = sorted(table.state.speakers)
                 speaking = table.state.phase.value == "speech" and speakers
                 if speaking and speakers[0] in nominations:
-                    nominate = Command(
-                        kind="nominate", fields={"target": nominations.pop(speakers[0])}
-                    )
+                    nominate = Nominate(target=nominations.pop(speakers[0]))
                     assert (await table.submit(speakers[0], nominate)).ok
-                assert (await table.submit(HOST, Command(kind="next", fields={}))).ok
+                assert (await table.submit(HOST, Next())).ok
 
             button = '.autohost-overlay button[data-candidate="5"]'
             await page.wait_for_selector(button, timeout=60_000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from fractions import Fraction
 
@@ -41,6 +42,27 @@ async def test_bot_voice_recuts_any_chunk_size_into_frames():
     assert frames[3] is None, "3361 samples make three whole frames"
     assert all(len(frame) == FRAME_SAMPLES for frame in frames[:3])
     assert np.array_equal(np.concatenate(frames[:3]), np.arange(3 * FRAME_SAMPLES))
+
+
+async def test_a_bot_voice_whose_source_broke_stops_and_logs_why(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The stop goes through plugin.tasks: the source's failure is logged, not raised at
+    the room that stops (which has peers to close next)."""
+
+    async def breaks() -> AsyncIterator[np.ndarray]:
+        yield np.zeros(FRAME_SAMPLES, dtype=np.int16)
+        raise OSError("the synthesiser died")
+
+    bot = BotVoice(breaks())
+    bot.start()
+    await asyncio.sleep(0.05)
+    with caplog.at_level(logging.ERROR, logger="autohost.tasks"):
+        await bot.stop()
+    assert bot.next_frame() is not None  # what it had read is still there
+    assert [r.getMessage() for r in caplog.records] == [
+        "embedded-room-bot failed: OSError('the synthesiser died')"
+    ]
 
 
 async def test_bot_voice_reads_an_aiortc_track():

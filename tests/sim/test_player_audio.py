@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from plugin.eventlog import log_opener
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, EndSpeech, Next, Start
 from plugin.host.settings import TableSettings
 from plugin.rooms.embedded import loopback_ice
 from plugin.rooms.embedded.client import RoomClient, http_answerer
@@ -54,9 +54,9 @@ async def test_a_bot_is_heard_during_its_speech_only(tmp_path: Path):
                 await listener.connect(http_answerer(offer_url, links["seats"][1]["token"]))
                 assert bot.room is not None and bot.microphone is not None
                 submit = table.submit
-                assert (await submit(HOST, Command(kind="start"))).ok
+                assert (await submit(HOST, Start())).ok
                 while table.state.phase.value != "speech":
-                    assert (await submit(HOST, Command(kind="next"))).ok
+                    assert (await submit(HOST, Next())).ok
                 assert table.state.speaker == 1
 
                 # Its speech: it says its line; the room forwards it; seat 2 hears speech.
@@ -69,7 +69,7 @@ async def test_a_bot_is_heard_during_its_speech_only(tmp_path: Path):
                 assert heard and np.sqrt(np.mean(np.concatenate(heard).astype(float) ** 2)) > 100
 
                 # The host ends it: the gate closes, the bot stops sending.
-                assert (await submit(HOST, Command(kind="end_speech"))).ok
+                assert (await submit(HOST, EndSpeech())).ok
                 assert table.state.speaker == 2
                 await asyncio.sleep(0.3)
                 forwarded = room.stats()[1].frames_forwarded

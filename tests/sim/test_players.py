@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from plugin.eventlog import log_opener
-from plugin.host.commands import HOST, Command
+from plugin.host.inputs import HOST, Next, Start
 from plugin.host.settings import TableSettings
 from plugin.signing import table_links
 from plugin.sim import SimPlayer
@@ -57,12 +57,12 @@ async def test_simulated_players_play_the_first_day_through_its_vote(tmp_path: P
             await asyncio.gather(
                 *(bot.wait_for(lambda v: v["phase"] == "lobby", 10) for bot in bots)
             )
-            assert (await table.submit(HOST, Command(kind="start"))).ok
+            assert (await table.submit(HOST, Start())).ok
             # Night zero passes on its timers; the day's speeches are the bots' (they pass).
             async with asyncio.timeout(120):
                 while table.state.phase.value not in ("shot", "over"):
                     if table.state.phase.value == "voting" and not table.state.voters:
-                        await table.submit(HOST, Command(kind="next"))  # all have voted
+                        await table.submit(HOST, Next())  # all have voted
                     await asyncio.sleep(0.1)
         finally:
             await asyncio.gather(*(bot.stop() for bot in bots))
@@ -92,7 +92,7 @@ async def test_a_bot_whose_socket_drops_reconnects_and_sees_the_game_go_on(tmp_p
             await bot.wait_for(lambda v: v["phase"] == "lobby", 10)
             states = bot.states
             await bot.drop_connection()
-            assert (await table.submit(HOST, Command(kind="start"))).ok
+            assert (await table.submit(HOST, Start())).ok
             await bot.wait_for(lambda v: v["phase"] == "black_meeting", 20)
             assert bot.states > states
             assert bot.view is not None and bot.view["me"]["seat"] == 1

@@ -2,31 +2,71 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from typing import get_args
 
 import pytest
 
+from plugin.host import inputs
 from plugin.web import messages
 from plugin.web.messages import MAX_MESSAGE_BYTES, ProtocolError, decode
 
 
 @pytest.mark.parametrize(
-    ("text", "kind", "fields"),
+    ("text", "expected"),
     [
-        ('{"v":1,"id":"a","type":"vote","candidate":7}', "vote", {"candidate": 7}),
-        ('{"v":1,"id":"a","type":"vote","candidate":null}', "vote", {"candidate": None}),
-        ('{"v":1,"id":"b","type":"lift","leave":true}', "lift", {"leave": True}),
-        ('{"v":1,"id":"c","type":"best_move","seats":[1,2,3]}', "best_move", {"seats": [1, 2, 3]}),
-        ('{"v":1,"id":"d","type":"add_time"}', "add_time", {"seconds": 30}),
-        ('{"v":1,"id":"e","type":"choice","choice":"revote"}', "choice", {"choice": "revote"}),
-        ('{"v":1,"id":"f","type":"end_game"}', "end_game", {"winner": None}),
-        ('{"v":1,"id":"g","type":"next"}', "next", {}),
+        ('{"v":1,"id":"a","type":"vote","candidate":7}', inputs.Vote(candidate=7)),
+        ('{"v":1,"id":"a","type":"vote","candidate":null}', inputs.Vote(candidate=None)),
+        ('{"v":1,"id":"b","type":"lift","leave":true}', inputs.Lift(leave=True)),
+        ('{"v":1,"id":"c","type":"best_move","seats":[1,2,3]}', inputs.BestMove(seats=(1, 2, 3))),
+        ('{"v":1,"id":"d","type":"add_time"}', inputs.AddTime(seconds=30)),
+        ('{"v":1,"id":"e","type":"choice","choice":"revote"}', inputs.Choice(choice="revote")),
+        ('{"v":1,"id":"f","type":"end_game"}', inputs.EndGame(winner=None)),
+        ('{"v":1,"id":"g","type":"next"}', inputs.Next()),
     ],
 )
-def test_valid_messages(text: str, kind: str, fields: dict) -> None:
-    message = decode(text)
-    assert messages.message_type(message) == kind
-    assert messages.message_fields(message) == fields
+def test_valid_messages(text: str, expected: inputs.Input) -> None:
+    assert messages.to_input(decode(text)) == expected
+
+
+# One of every client message, with every field it may carry.
+EVERY_MESSAGE = {
+    "vote": {"candidate": 7},
+    "lift": {"leave": False},
+    "nominate": {"target": 4},
+    "pass": {},
+    "shoot": {"target": 5},
+    "don_check": {"target": 6},
+    "sheriff_check": {"target": 8},
+    "best_move": {"seats": [1, 2]},
+    "leave": {},
+    "start": {},
+    "manual": {"on": True},
+    "choice": {"choice": "speeches"},
+    "pause": {},
+    "resume": {},
+    "add_time": {"seconds": 45},
+    "stream": {"on": True, "delay": 20},
+    "end_speech": {},
+    "foul": {"seat": 3},
+    "disqualify": {"seat": 2},
+    "remove": {"seat": 9},
+    "undo": {},
+    "end_game": {"winner": "city"},
+    "next": {},
+}
+
+
+def test_every_message_becomes_the_input_of_its_name_with_its_fields() -> None:
+    tags = {member.__struct_config__.tag for member in get_args(messages.ClientMessage)}
+    assert tags == set(EVERY_MESSAGE)  # a new message needs its line here, and an input
+    for tag, fields in EVERY_MESSAGE.items():
+        given = messages.to_input(decode(json.dumps({"v": 1, "id": "x", "type": tag, **fields})))
+        assert given.kind == tag
+        own = {f.name: getattr(given, f.name) for f in dataclasses.fields(given)}
+        expected = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
+        assert own == expected, tag
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from plugin.eventlog import log_opener
-from plugin.host.commands import Command, Refused, authorize
+from plugin.host.commands import route
+from plugin.host.inputs import Input, Lift, Pass, Pause, Refused, Start, Vote
 from plugin.signing import Signer, TokenError, Watch
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.limits import CONNECTIONS_PER_SEAT
@@ -90,10 +92,17 @@ def test_any_number_of_spectators_see_the_public_view_and_cannot_act(
         assert host.state is not None and host.state["table"]["version"] > before
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bogus(Input):
+    """An input no route knows."""
+
+    kind = "bogus"
+
+
 def test_a_spectator_command_is_refused_before_anything_else() -> None:
-    for kind in ("vote", "lift", "pass", "start", "pause", "bogus"):
+    for given in (Vote(candidate=1), Lift(leave=True), Pass(), Start(), Pause(), Bogus()):
         with pytest.raises(Refused) as refused:
-            authorize("watch", Command(kind=kind))
+            route("watch", given)
         assert refused.value.code == "spectator"
 
 

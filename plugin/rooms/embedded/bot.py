@@ -17,6 +17,8 @@ import av
 import numpy as np
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
+from plugin.tasks import cancel_and_wait
+
 from .frames import FRAME_SAMPLES, MonoConverter
 
 BotAudio = AsyncIterator[np.ndarray] | MediaStreamTrack
@@ -51,11 +53,8 @@ class BotVoice:
         self._task = asyncio.create_task(self._read(), name="embedded-room-bot")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait([self._task])
+        self._task = None
         aclose = getattr(self._frames, "aclose", None)
         if aclose is not None:  # let the source's generator run its finally blocks now
             with contextlib.suppress(RuntimeError):

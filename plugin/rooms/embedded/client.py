@@ -20,6 +20,8 @@ import numpy as np
 from aiortc import RTCConfiguration, RTCPeerConnection, RTCSessionDescription
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 
+from plugin.tasks import cancel_and_wait
+
 from .frames import FRAME_SAMPLES, FRAME_SECONDS, SAMPLE_RATE, MonoConverter, to_audio_frame
 from .frames import tone as tone_frame
 from .frames import tone_level as _tone_level
@@ -182,11 +184,7 @@ class RoomClient:
                 self._kept.append((time.monotonic(), converter.convert(frame)))
 
     async def close(self) -> None:
-        for task in self._readers:
-            task.cancel()
-        for task in self._readers:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(self._readers)
         await self.pc.close()
         if self.source is not None:
             self.source.stop()

@@ -4,7 +4,6 @@ microphone samples waiting for the next mixer tick, and its forwarding counters.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import queue
 from collections import deque
 from collections.abc import Callable
@@ -15,6 +14,8 @@ import av
 import numpy as np
 from aiortc import RTCPeerConnection, RTCRtpReceiver
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
+
+from plugin.tasks import cancel_and_wait
 
 from .frames import FRAME_SAMPLES, MonoConverter
 from .opus import OpusStream
@@ -149,11 +150,7 @@ class Peer:
 
     async def close(self) -> None:
         """Stop reading, stop sending, close the connection; awaits every task it started."""
-        for task in self._readers:
-            task.cancel()
-        for task in self._readers:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(self._readers)
         self._readers.clear()
         self.outbound.stop()
         await self.pc.close()

@@ -19,7 +19,6 @@ connected to costs no CPU; the first peer to join wakes it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import time
@@ -31,6 +30,7 @@ from aiortc import RTCConfiguration, RTCIceServer, RTCPeerConnection, RTCSession
 
 from plugin.bodies import sending_media
 from plugin.host.ports import PresenceCallback
+from plugin.tasks import cancel_and_wait
 
 from .bot import BotAudio, BotVoice
 from .frames import FRAME_SAMPLES, FRAME_SECONDS
@@ -147,11 +147,8 @@ class EmbeddedRoom:
     async def stop(self) -> None:
         """Stop mixing, close every peer, and await every task the room started."""
         self._stopping = True
-        if self._mixer is not None:
-            self._mixer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._mixer
-            self._mixer = None
+        await cancel_and_wait([self._mixer], log=log)
+        self._mixer = None
         if self._bot is not None:
             await self._bot.stop()
         peers = list(self._peers.values())
@@ -162,9 +159,7 @@ class EmbeddedRoom:
             await asyncio.gather(*list(self._closing), return_exceptions=True)
         while self._tasks:
             tasks = list(self._tasks)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await cancel_and_wait(tasks, log=log)
             self._tasks.difference_update(tasks)
 
     # -- peers ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The connection to our server: the same WebSocket protocol as the embedded room
-// (plugin/web/protocol.py): GET /ws, then {"type": "hello", "token": <seat link token>,
+// (plugin/web/messages.py): GET /ws, then {"type": "hello", "token": <seat link token>,
 // "table": <id>} as the first message (a token never goes in a URL); the server sends
 // {"type": "state"|"ack"|"error", ...}; we send {"v": 1, "id": "<unique>", "type": ..., ...}.
 // Kept apart from the widget so a club can swap it (e.g. for its own auth) without touching it.

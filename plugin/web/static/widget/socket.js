@@ -1,4 +1,4 @@
-// The page's end of the one WebSocket protocol (plugin/web/protocol.py), reconnecting.
+// The page's end of the one WebSocket protocol (plugin/web/messages.py), reconnecting.
 //
 // The server sends the full view on every change and on (re)connect, so a page that lost
 // its socket only has to reconnect: the first "state" it gets back is the whole truth.
