@@ -51,7 +51,9 @@ def initial_rounds(problem: Problem, rng: random.Random) -> list[list[list[int]]
     for _ in range(ATTEMPTS):
         rounds = [
             assign_tables(players, count, problem, rng)
-            for players, count in zip(round_players(problem, rng), problem.round_tables)
+            for players, count in zip(
+                round_players(problem, rng), problem.round_tables, strict=True
+            )
         ]
         if not any(partners[p] & set(t) for tables in rounds for t in tables for p in t):
             return rounds
@@ -100,7 +102,7 @@ def assign_tables(
         rng.shuffle(members)
         order = by_load()
         spread = min(len(members), count)
-        for p, t in zip(members[:spread], order):
+        for p, t in zip(members[:spread], order, strict=False):
             tables[t].append(p)
             assigned.add(p)
         for p in members[spread:]:  # more members than tables: fewest clashes

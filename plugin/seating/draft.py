@@ -69,7 +69,7 @@ class Draft:
         met, tables = self.met, self.rounds[r]
         mine, theirs = tables[self.table_of[r][a]], tables[self.table_of[r][b]]
         ma, mb = met[a], met[b]
-        delta = 36 + 2 * (
+        delta: float = 36 + 2 * (
             sum(map(ma.__getitem__, theirs))
             - sum(map(ma.__getitem__, mine))
             + sum(map(mb.__getitem__, mine))

@@ -162,9 +162,8 @@ def anneal(draft: Draft, rng: random.Random, budget: Budget) -> Draft:
             row = draft.met[a]
             if max(map(row.__getitem__, tables[t1])) < crowded:
                 continue
-        if draft.partners[a] or draft.partners[b]:
-            if draft.swap_breaks_keep_apart(r, a, b):
-                continue
+        if (draft.partners[a] or draft.partners[b]) and draft.swap_breaks_keep_apart(r, a, b):
+            continue
         delta = draft.swap_meetings_delta(r, a, b)
         if count_tables:
             delta += draft.table_move_delta(a, t1, t2) + draft.table_move_delta(b, t2, t1)
