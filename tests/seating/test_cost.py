@@ -1,0 +1,56 @@
+"""The cost against seatings computed by hand (mafiaratings' definitions, issue 34)."""
+
+from __future__ import annotations
+
+import pytest
+
+from plugin.seating import Problem, cost
+
+ONE_TABLE = (((0, 1, 2, 3, 4, 5, 6, 7, 8, 9),),)
+
+
+def test_one_game_of_ten() -> None:
+    # E = 9·1/9 = 1 and every pair met once: no meetings cost. Each player has one game at
+    # seat s: singles 4·(Σw·0.01 + w_s·0.8) = 0.64 + 3.2·w_s; pairs 2·(4·0.04 + 0.64) = 1.6;
+    # halves 0.25 + 0.25 = 0.5. Σ over seats with Σw = 16: 10·2.74 + 3.2·16 = 78.6.
+    c = cost(Problem(players=10, tables=1, games=1), ONE_TABLE)
+    assert c.meetings == pytest.approx(0)
+    assert c.seats == pytest.approx(78.6)
+    assert c.tables == 0
+    assert c.total == pytest.approx(78.6)
+
+
+def test_two_tables_once_each() -> None:
+    # 20 players, one game each: 90 pairs met once, 100 never; E = 9/19.
+    seating = ((tuple(range(10)), tuple(range(10, 20))),)
+    c = cost(Problem(players=20, tables=2, games=1), seating)
+    assert c.meetings == pytest.approx(90 * (10 / 19) ** 2 + 100 * (9 / 19) ** 2)
+    assert c.tables == 0  # one or two tables: every table is alike
+
+
+def test_a_keep_apart_pair_that_met_weighs_a_hundred() -> None:
+    c = cost(Problem(players=10, tables=1, games=1, keep_apart=frozenset({(0, 1)})), ONE_TABLE)
+    assert c.meetings == pytest.approx(100)  # (10·1)², the other 44 pairs met exactly E = 1
+    assert c.keep_apart_meetings == 1
+
+
+def test_tables_from_three() -> None:
+    # 30 players, 3 tables, one game: each player (1 − 1/3)² + 2·(1/3)² = 2/3.
+    seating = ((tuple(range(10)), tuple(range(10, 20)), tuple(range(20, 30))),)
+    assert cost(Problem(players=30, tables=3, games=1), seating).tables == pytest.approx(20)
+
+
+def test_a_latin_square_of_seats_is_perfect() -> None:
+    # Ten rounds of one table, seat s of round r is player (r + s) mod 10: every player has
+    # every seat once, and every pair met ten times (E = 10).
+    seating = tuple(((tuple((r + s) % 10 for s in range(10))),) for r in range(10))
+    c = cost(Problem(players=10, tables=1, games=10), seating)
+    assert (c.meetings, c.seats, c.tables) == (0, 0, 0)
+
+
+def test_always_the_same_seat() -> None:
+    # Two games, each player at the same seat both times: singles 4·(Σw·0.04 + w_s·(1.6²−0.2²))
+    # = 2.56 + 12.8·w_s; pairs 2·(4·0.16 + 1.6²) = 6.4; halves 1 + 1 = 2.
+    seating = (ONE_TABLE[0], ONE_TABLE[0])
+    c = cost(Problem(players=10, tables=1, games=2), seating)
+    assert c.seats == pytest.approx(10 * (2.56 + 6.4 + 2) + 12.8 * 16)
