@@ -38,6 +38,8 @@ COLD = 0.25  # end temperature
 CHECK_EVERY = 2048  # moves between looks at the schedule, the clock and the best seating
 EXCHANGE_SHARE = 0.3  # moves that exchange a round's sit-out, when there are sit-outs
 EPS = 1e-9
+RECTANGLE_SHARE = 0.5  # swaps undone in another round (tables unchanged), from 3 tables
+TABLE_WEIGHT = 1.0  # the tables part's weight while annealing
 CHAINS_PER_PLAYER = 500  # Kempe chains tried on the seats, per player
 TABLE_MOVES_PER_ROUND = 5000  # table-number annealing moves, per round
 TABLE_SHARE = 0.05  # share of moves that trade two tables' numbers (three tables or more)
@@ -78,6 +80,7 @@ def first_rounds(problem: Problem, rng: random.Random) -> list[list[list[int]]]:
     greedy finds room; the annealing repairs the rest)."""
     partners = problem.partners()
     remaining = [problem.games] * problem.players
+    at = [[0] * problem.tables for _ in range(problem.players)]  # games per table so far
     rounds = []
     for count in problem.round_tables:
         order = sorted(range(problem.players), key=lambda p: (-remaining[p], rng.random()))
@@ -89,7 +92,9 @@ def first_rounds(problem: Problem, rng: random.Random) -> list[list[list[int]]]:
         for p in playing:
             room = [t for t in range(count) if len(tables[t]) < SEATS]
             calm = [t for t in room if not partners[p] & set(tables[t])] or room
-            tables[min(calm, key=lambda t: (len(tables[t]), rng.random()))].append(p)
+            best = min(calm, key=lambda t: (at[p][t], len(tables[t]), rng.random()))
+            tables[best].append(p)
+            at[p][best] += 1
         rounds.append(tables)
     return rounds
 
@@ -113,6 +118,7 @@ def anneal(draft: Draft, rng: random.Random, budget: Budget) -> Draft:
         exchange_share = 1.0
     random_, randrange = rng.random, rng.randrange
     count_tables = draft.tables_count
+    weight = TABLE_WEIGHT
     crowded = draft.expected + 0.5  # a pair that met this often has met too often
     for move in range(budget.moves):
         if move % CHECK_EVERY == 0:
@@ -140,7 +146,9 @@ def anneal(draft: Draft, rng: random.Random, budget: Budget) -> Draft:
             delta = draft.exchange_meetings_delta(r1, a, r2, b)
             if count_tables:
                 t1, t2 = table_of[r1][a], table_of[r2][b]
-                delta += draft.table_move_delta(a, t1, t2) + draft.table_move_delta(b, t2, t1)
+                delta += weight * (
+                    draft.table_move_delta(a, t1, t2) + draft.table_move_delta(b, t2, t1)
+                )
             if delta <= 0 or random_() < math.exp(-delta / temperature):
                 draft.exchange(r1, a, r2, b)
                 current += delta
@@ -152,7 +160,7 @@ def anneal(draft: Draft, rng: random.Random, budget: Budget) -> Draft:
         if t2 >= t1:
             t2 += 1
         if count_tables and random_() < TABLE_SHARE:  # two tables trade numbers
-            delta = draft.swap_tables_delta(r, t1, t2)
+            delta = weight * draft.swap_tables_delta(r, t1, t2)
             if delta <= 0 or random_() < math.exp(-delta / temperature):
                 draft.swap_tables(r, t1, t2)
                 current += delta
@@ -164,9 +172,30 @@ def anneal(draft: Draft, rng: random.Random, budget: Budget) -> Draft:
                 continue
         if (draft.partners[a] or draft.partners[b]) and draft.swap_breaks_keep_apart(r, a, b):
             continue
+        if count_tables and random_() < RECTANGLE_SHARE:
+            # a and b swap here and swap back in a round where their tables are the other
+            # way round: the meetings change, every player's games per table do not
+            back = [s for s in swappable if table_of[s][a] == t2 and table_of[s][b] == t1]
+            if not back:
+                continue
+            r2 = back[randrange(len(back))]
+            delta = draft.swap_meetings_delta(r, a, b)
+            draft.swap(r, a, b)
+            if draft.swap_breaks_keep_apart(r2, a, b):
+                draft.swap(r, a, b)
+                continue
+            delta += draft.swap_meetings_delta(r2, a, b)
+            if delta <= 0 or random_() < math.exp(-delta / temperature):
+                draft.swap(r2, a, b)
+                current += delta
+            else:
+                draft.swap(r, a, b)
+            continue
         delta = draft.swap_meetings_delta(r, a, b)
         if count_tables:
-            delta += draft.table_move_delta(a, t1, t2) + draft.table_move_delta(b, t2, t1)
+            delta += weight * (
+                draft.table_move_delta(a, t1, t2) + draft.table_move_delta(b, t2, t1)
+            )
         if delta <= 0 or random_() < math.exp(-delta / temperature):
             draft.swap(r, a, b)
             current += delta
