@@ -4,14 +4,15 @@ evenly, tables are shared fairly and keep-apart players never meet. Pure: no I/O
 randomness only from a seed given as data.
 
 - `problem`: Problem (sizes, keep-apart pairs), check_seating, the errors
-- `cost`: cost (the published quality: squared deviations from the ideal), Cost
+- `cost`: cost (the published quality: squared deviations from the ideal), Cost,
+  meetings_lower_bound (a proven floor when everybody plays every round)
 - `optimizer`: optimise (ours: simulated annealing, then exact seat and table numbering)
 - `baseline`: baseline (mafiaratings' greedy-and-swap, for comparison)
 - `manual`: swap_players (the organiser's swap of two players, with its cost change)
 """
 
 from .baseline import baseline
-from .cost import Cost, cost
+from .cost import Cost, cost, meetings_lower_bound
 from .manual import swap_players
 from .optimizer import Budget, optimise
 from .problem import (
@@ -36,6 +37,7 @@ __all__ = [
     "baseline",
     "check_seating",
     "cost",
+    "meetings_lower_bound",
     "optimise",
     "swap_players",
 ]

@@ -126,3 +126,25 @@ def cost(problem: Problem, seating: Seating) -> Cost:
     seats = sum(player_seat_cost(c, problem.games) for c in seat_counts(problem, seating))
     tables = sum(player_table_cost(c, problem) for c in table_counts(problem, seating))
     return Cost(meetings=meetings, seats=seats, tables=tables, keep_apart_meetings=together)
+
+
+def meetings_lower_bound(problem: Problem) -> float | None:
+    """A floor no seating's meetings cost goes below, when everybody plays every round
+    (P = 10·T); None otherwise.
+
+    With X the players × (round, table) incidence matrix, m = XXᵀ off the diagonal, and
+    ‖XXᵀ‖² = ‖XᵀX‖²: a round's own block is 10² per table, and two rounds' block (how many
+    of table t of one sit at table u of the other) has margins of ten, so its squares sum
+    to at least that of the most even integer matrix. Σm is fixed, so Σ(m − E)² follows."""
+    rounds = problem.round_tables
+    if problem.players != problem.tables * SEATS or any(t != problem.tables for t in rounds):
+        return None
+    size, count = problem.tables, len(rounds)
+    low, high = divmod(SEATS, size)  # a row: `high` cells of low + 1, the rest low
+    even = size * (high * (low + 1) ** 2 + (size - high) * low**2)
+    own = size * SEATS**2
+    squares = (count * own + count * (count - 1) * even - problem.players * count**2) / 2
+    met = count * size * SEATS * (SEATS - 1) / 2  # Σ m over pairs
+    pairs = problem.players * (problem.players - 1) / 2
+    e = problem.meetings_expected
+    return squares - 2 * e * met + pairs * e * e

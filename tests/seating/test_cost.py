@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from plugin.seating import Problem, cost
+from plugin.seating import Budget, Problem, baseline, cost, optimise
+from plugin.seating.cost import meetings_lower_bound
 
 ONE_TABLE = (((0, 1, 2, 3, 4, 5, 6, 7, 8, 9),),)
 
@@ -54,3 +55,28 @@ def test_always_the_same_seat() -> None:
     seating = (ONE_TABLE[0], ONE_TABLE[0])
     c = cost(Problem(players=10, tables=1, games=2), seating)
     assert c.seats == pytest.approx(10 * (2.56 + 6.4 + 2) + 12.8 * 16)
+
+
+@pytest.mark.parametrize(("players", "tables", "games"), [(20, 2, 10), (30, 3, 9), (40, 4, 3)])
+def test_no_seating_goes_below_the_meetings_bound(players: int, tables: int, games: int) -> None:
+    problem = Problem(players=players, tables=tables, games=games)
+    bound = meetings_lower_bound(problem)
+    assert bound is not None
+    for seed in range(3):
+        assert cost(problem, baseline(problem, seed=seed)).meetings >= bound - 1e-6
+    ours = optimise(problem, seed=0, budget=Budget(moves=100_000))
+    assert cost(problem, ours).meetings >= bound - 1e-6
+
+
+def test_the_bound_is_reached_with_two_tables() -> None:
+    # 20 players, 2 tables, 10 rounds: a Hadamard-like seating reaches the bound, and so
+    # does the optimiser (236.84 = 250 − 50·2·(5 − E) + 190·(5 − E)², E = 90/19).
+    problem = Problem(players=20, tables=2, games=10)
+    bound = meetings_lower_bound(problem)
+    assert bound == pytest.approx(250 - 100 * (5 - 90 / 19) + 190 * (5 - 90 / 19) ** 2)
+    ours = optimise(problem, seed=0, budget=Budget(moves=300_000))
+    assert cost(problem, ours).meetings == pytest.approx(bound)
+
+
+def test_no_bound_when_some_sit_out() -> None:
+    assert meetings_lower_bound(Problem(players=25, tables=2, games=8)) is None
