@@ -5,14 +5,15 @@ randomness only from a seed given as data.
 
 - `problem`: Problem (sizes, keep-apart pairs), check_seating, the errors
 - `cost`: cost (the published quality: squared deviations from the ideal), Cost,
-  meetings_lower_bound (a proven floor when everybody plays every round)
+  meetings_lower_bound, meetings_tables_lower_bound (proven floors when everybody plays
+  every round)
 - `optimizer`: optimise (ours: simulated annealing, then exact seat and table numbering)
 - `baseline`: baseline (mafiaratings' greedy-and-swap, for comparison)
 - `manual`: swap_players (the organiser's swap of two players, with its cost change)
 """
 
 from .baseline import baseline
-from .cost import Cost, cost, meetings_lower_bound
+from .cost import Cost, cost, meetings_lower_bound, meetings_tables_lower_bound
 from .manual import swap_players
 from .optimizer import Budget, optimise
 from .problem import (
@@ -38,6 +39,7 @@ __all__ = [
     "check_seating",
     "cost",
     "meetings_lower_bound",
+    "meetings_tables_lower_bound",
     "optimise",
     "swap_players",
 ]

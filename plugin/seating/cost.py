@@ -148,3 +148,21 @@ def meetings_lower_bound(problem: Problem) -> float | None:
     pairs = problem.players * (problem.players - 1) / 2
     e = problem.meetings_expected
     return squares - 2 * e * met + pairs * e * e
+
+
+def meetings_tables_lower_bound(problem: Problem) -> float | None:
+    """A floor for meetings + tables together, when everybody plays every round; None
+    otherwise. Two rounds' block N adds ΣN² to the meetings and 2·trace(N) to the tables
+    (players at the same table number in both), and ΣN² + 2·tr N = Σ(N + I)² − T is least
+    for the most even matrix with margins eleven."""
+    meetings = meetings_lower_bound(problem)
+    if meetings is None or problem.tables < TABLES_COUNTED_FROM:
+        return meetings
+    size, count, players = problem.tables, len(problem.round_tables), problem.players
+    low, high = divmod(SEATS + 1, size)
+    even = size * (high * (low + 1) ** 2 + (size - high) * low**2) - size  # Σ(N + I)² − T
+    low, high = divmod(SEATS, size)
+    plain = size * (high * (low + 1) ** 2 + (size - high) * low**2)  # ΣN², in `meetings`
+    pairs = count * (count - 1) / 2
+    tables = players * count - players * problem.games**2 / size  # Σc² − P·G²/T, c = G
+    return meetings + pairs * (even - plain) + tables

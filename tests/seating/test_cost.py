@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from plugin.seating import Budget, Problem, baseline, cost, optimise
-from plugin.seating.cost import meetings_lower_bound
+from plugin.seating.cost import meetings_lower_bound, meetings_tables_lower_bound
 
 ONE_TABLE = (((0, 1, 2, 3, 4, 5, 6, 7, 8, 9),),)
 
@@ -66,6 +66,11 @@ def test_no_seating_goes_below_the_meetings_bound(players: int, tables: int, gam
         assert cost(problem, baseline(problem, seed=seed)).meetings >= bound - 1e-6
     ours = optimise(problem, seed=0, budget=Budget(moves=100_000))
     assert cost(problem, ours).meetings >= bound - 1e-6
+    both = meetings_tables_lower_bound(problem)
+    assert both is not None and both >= bound - 1e-6
+    for seating in (ours, baseline(problem, seed=0)):
+        c = cost(problem, seating)
+        assert c.meetings + c.tables >= both - 1e-6
 
 
 def test_the_bound_is_reached_with_two_tables() -> None:
@@ -80,3 +85,13 @@ def test_the_bound_is_reached_with_two_tables() -> None:
 
 def test_no_bound_when_some_sit_out() -> None:
     assert meetings_lower_bound(Problem(players=25, tables=2, games=8)) is None
+    assert meetings_tables_lower_bound(Problem(players=25, tables=2, games=8)) is None
+
+
+def test_the_floor_of_meetings_and_tables_by_hand() -> None:
+    # 30 players, 3 tables, 9 rounds: per pair of rounds Σ(N + I)² − 3 ≥ 3·(16 + 16 + 9) − 3
+    # = 120; Σ m² ≥ (2700 − 2430)/2 + 36·120 − ..., see meetings_tables_lower_bound.
+    e = 81 / 29
+    expected = 135 + 36 * 120 - 2 * e * 1215 + 435 * e * e + 270 - 810
+    problem = Problem(players=30, tables=3, games=9)
+    assert meetings_tables_lower_bound(problem) == pytest.approx(expected)
