@@ -1,25 +1,30 @@
-"""Our seating optimiser: simulated annealing on the meetings, then exact assignments for the
-seat numbers and the table numbers.
+"""Our seating optimiser: simulated annealing on the meetings and the table numbers, then
+exact assignments and Kempe chains for the seat numbers.
 
 Theory of operation. The cost (`plugin.seating.cost`) has three parts. The meetings depend
 only on who sits with whom in each round; the seats only on the order at each table; the
-tables only on which group gets which table number in a round. So:
+tables on who sits at which table number. So:
 
 1. A first seating: each round, the players with the most games left (the sit-outs spread
-   evenly), spread over the tables so that keep-apart partners sit apart where possible.
-2. Simulated annealing over the meetings: a move swaps two players of different tables of
-   one round or, when some sit a round out, lets a play b's game in one round and b play
-   a's in another. A move that would seat keep-apart partners together is never made (the
-   hard constraint); one that parts them is welcome (their pair weighs 100× per meeting).
-   Geometric cooling over the budget; the best seating seen is kept.
+   evenly), each at the table he has played least, keep-apart partners apart where the
+   greedy finds room.
+2. Simulated annealing on meetings + tables. Moves: two players of different tables of a
+   round trade places; a rectangle (that swap, and the swap back in a round where the two
+   sit at each other's tables: the games per table stay, only the meetings change); two
+   tables of a round trade numbers; when some sit a round out, a plays b's game in one
+   round and b plays a's in another. A move that would seat keep-apart partners together
+   is never made (the hard constraint); one that parts them is welcome (their pair weighs
+   100× per meeting). Geometric cooling over the budget; the best seating seen is kept.
 3. Seat numbers: for one table at a time, the cheapest assignment of its ten players to
-   the ten seats given every other game (Hungarian method) — exact for that table; sweep
-   all tables until no sweep improves.
-4. Table numbers: the same per round, groups to table numbers.
+   the ten seats given every other game (Hungarian method), sweep after sweep; then Kempe
+   chains (a player trades two seat numbers at one table, the one who loses his number
+   trades it back at another table, ...), which fix what no single table can.
+4. Table numbers: the cheapest numbering of each round given the others (Hungarian), and
+   annealing of table-number swaps.
 
 Deterministic for a seed: the work is a number of proposed moves. A caller may also pass a
 clock and seconds (the package reads no clock itself): then the schedule follows the time
-and the run stops at the deadline.
+and the annealing stops at the deadline (steps 3 and 4 are short and always run).
 """
 
 from __future__ import annotations
@@ -65,7 +70,10 @@ def optimise(problem: Problem, *, seed: int = 0, budget: Budget = Budget()) -> S
     draft = anneal(draft, rng, budget)
     if draft.keep_apart_meetings():
         pairs = sorted((a, b) for a, b in problem.keep_apart if draft.met[a][b])
-        raise SeatingImpossible(f"could not keep apart the pairs {pairs[:5]} in this seating")
+        raise SeatingImpossible(
+            f"found no seating that can keep apart the pairs {pairs[:5]}: each would have to "
+            "meet (too few tables or sit-outs for them), or the annealing's budget is too small"
+        )
     number_seats(draft)
     chain_seats(draft, rng, CHAINS_PER_PLAYER * problem.players)
     number_seats(draft)
