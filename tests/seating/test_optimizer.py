@@ -76,3 +76,18 @@ def test_ours_beats_or_equals_the_baseline(
         check_seating(problem, ours)
         theirs = baseline(problem, seed=seed)
         assert cost(problem, ours).total <= cost(problem, theirs).total + 1e-6
+
+
+def test_a_clock_stops_the_annealing_at_the_deadline() -> None:
+    # a fake clock that moves one second per look: the deadline of 5 s comes after 5 looks,
+    # long before the billion moves; the seating is still whole
+    looks: list[float] = []
+
+    def clock() -> float:
+        looks.append(float(len(looks)))
+        return looks[-1]
+
+    problem = Problem.build(players=40, tables=4, games=10)
+    seating = optimise(problem, seed=1, budget=Budget(moves=10**9, seconds=5, clock=clock))
+    check_seating(problem, seating)
+    assert 5 <= len(looks) <= 8
