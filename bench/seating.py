@@ -36,8 +36,8 @@ CASES: list[tuple[int, int, int, tuple[tuple[int, int], ...]]] = [
     (30, 3, 9, ()),
     (40, 4, 10, ()),
     (50, 5, 10, ()),
-    (60, 3, 10, ()),
-    (25, 2, 8, ()),
+    (60, 3, 10, ()),  # half the players sit each round out
+    (25, 2, 8, ()),  # five players sit each round out
     (100, 10, 10, ()),
     # club-mates: five pairs and a trio of one club
     (40, 4, 10, ((0, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10, 11), (10, 12), (11, 12))),
