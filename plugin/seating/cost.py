@@ -147,7 +147,8 @@ def meetings_lower_bound(problem: Problem) -> float | None:
     met = count * size * SEATS * (SEATS - 1) / 2  # Σ m over pairs
     pairs = problem.players * (problem.players - 1) / 2
     e = problem.meetings_expected
-    return squares - 2 * e * met + pairs * e * e
+    # a keep-apart pair that never meets costs 0, not E² (and one that meets, more than (m−E)²)
+    return squares - 2 * e * met + pairs * e * e - len(problem.keep_apart) * e * e
 
 
 def meetings_tables_lower_bound(problem: Problem) -> float | None:

@@ -95,3 +95,14 @@ def test_the_floor_of_meetings_and_tables_by_hand() -> None:
     expected = 135 + 36 * 120 - 2 * e * 1215 + 435 * e * e + 270 - 810
     problem = Problem(players=30, tables=3, games=9)
     assert meetings_tables_lower_bound(problem) == pytest.approx(expected)
+
+
+def test_the_floor_allows_for_keep_apart_pairs() -> None:
+    # a keep-apart pair kept apart costs 0 instead of E²: the floor is lower by that much
+    plain = Problem(players=20, tables=2, games=10)
+    kept = Problem(players=20, tables=2, games=10, keep_apart=frozenset({(0, 1), (2, 3)}))
+    bound, with_pairs = meetings_lower_bound(plain), meetings_lower_bound(kept)
+    assert bound is not None and with_pairs is not None
+    assert with_pairs == pytest.approx(bound - 2 * (90 / 19) ** 2)
+    ours = optimise(kept, seed=0, budget=Budget(moves=100_000))
+    assert cost(kept, ours).meetings >= with_pairs - 1e-6
