@@ -26,6 +26,7 @@ RANKS: dict[str, int] = {
     "plugin.tasks": 0,
     "plugin.rules": 1,
     "plugin.scoring": 1,
+    "plugin.seating": 1,
     "plugin.signing": 1,
     "plugin.host": 2,
     "plugin.rooms": 3,
@@ -43,6 +44,8 @@ RANKS: dict[str, int] = {
 }
 # What the pure engine must never import (it gets time and seeds as data).
 RULES_FORBIDDEN = ("asyncio", "time", "random", "starlette", "aiortc", "livekit", "uvicorn")
+# The seating is pure too, but draws from random.Random(seed): the seed is its data.
+SEATING_FORBIDDEN = tuple(name for name in RULES_FORBIDDEN if name != "random")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +137,16 @@ def test_the_rules_use_no_clock_loop_or_randomness() -> None:
         and arrow.target.split(".")[0] in RULES_FORBIDDEN
     ]
     assert not found, "the engine must stay pure:\n" + "\n".join(map(str, found))
+
+
+def test_the_seating_uses_no_clock_or_loop() -> None:
+    found = [
+        arrow
+        for arrow in all_arrows()
+        if layer_of(arrow.source) == "plugin.seating"
+        and arrow.target.split(".")[0] in SEATING_FORBIDDEN
+    ]
+    assert not found, "the seating must stay pure:\n" + "\n".join(map(str, found))
 
 
 def test_nothing_in_the_product_imports_the_test_tools() -> None:
