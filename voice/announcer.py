@@ -36,6 +36,7 @@ from .audio import FRAME_SAMPLES, FRAME_SECONDS, SILENT_FRAME, Spliced
 from .listeners import Closed, Listener
 from .pack import PackError, VoicePack, find
 from .phrases import Catalogue, Fragment
+from .rhvoice import RHVoiceMissing
 from .speech import Speech
 from .synth import Synthesizer, default_synthesizer
 from .tracks import OpusTrack, PcmTrack, SharedOpusEncoder
@@ -384,7 +385,7 @@ def _table_voice(catalogue: Catalogue, engine: str | None, voice: str | None) ->
     """The catalogue with the table's engine and voice, or the default ones (logged)."""
     try:
         return engines.choose(catalogue, engine, voice)
-    except engines.VoiceChoiceError as exc:
+    except (engines.VoiceChoiceError, RHVoiceMissing) as exc:
         log.error("table voice: %s; speaking with the default voice instead", exc)
         return engines.choose(catalogue)
 

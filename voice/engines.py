@@ -102,7 +102,8 @@ def resolve_engine(engine: str | None = None) -> str:
 def choose(catalogue: Catalogue, engine: str | None = None, voice: str | None = None) -> Catalogue:
     """`catalogue` said with the engine asked for (else the server's) and, with RHVoice, the
     RHVoice `voice` asked for (else the server's, else the catalogue's). espeak-ng always
-    speaks the catalogue's voice. VoiceChoiceError for an unknown engine or voice."""
+    speaks the catalogue's voice. VoiceChoiceError for an unknown engine or voice,
+    RHVoiceMissing when RHVoice is asked for and cannot load."""
     concrete = resolve_engine(engine)
     name = None
     if concrete == RHVOICE:
@@ -121,7 +122,7 @@ def choose(catalogue: Catalogue, engine: str | None = None, voice: str | None = 
 
         rh = rhvoice_engine()
         if isinstance(rh, Exception):
-            raise VoiceChoiceError(str(rh))
+            raise rh
         if not rh.has(spec.name):
             raise VoiceChoiceError(f"RHVoice voice {spec.name!r} is not installed here")
     return catalogue.with_voice(spec)

@@ -93,7 +93,10 @@ def rhvoice_engine() -> rhvoice.Engine | rhvoice.RHVoiceMissing:
     """The worker's RHVoice engine, loaded once on the worker; or why it cannot load."""
     worker = _the_worker()
     if worker.rhvoice is None:
-        worker.rhvoice = worker.executor.submit(worker.load_rhvoice).result(RENDER_TIMEOUT)
+        if threading.get_ident() == worker.thread:
+            worker.rhvoice = worker.load_rhvoice()
+        else:
+            worker.rhvoice = worker.executor.submit(worker.load_rhvoice).result(RENDER_TIMEOUT)
     return worker.rhvoice
 
 
@@ -111,11 +114,17 @@ class _Worker:
     """
 
     def __init__(self) -> None:
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="voice")
+        self.thread = 0  # the worker thread's ident, once it runs
+        self.executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="voice", initializer=self._started
+        )
         self.rhvoice: rhvoice.Engine | rhvoice.RHVoiceMissing | None = None
         self._espeak: Any = None
         self._rate = 0
         self._buffers: list[bytes] = []
+
+    def _started(self) -> None:
+        self.thread = threading.get_ident()
 
     def load_rhvoice(self) -> rhvoice.Engine | rhvoice.RHVoiceMissing:
         """Worker thread: load RHVoice, or say why it cannot be."""
