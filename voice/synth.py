@@ -240,7 +240,8 @@ class Synthesizer:
     def prerender(self, catalogue: Catalogue, seats: Iterable[int]) -> int:
         """Render every chunk a table with these seats can need; returns how many."""
         texts = sorted(catalogue.chunk_texts(seats))
-        self.render(texts, catalogue.voice)
+        for at in range(0, len(texts), PRERENDER_BATCH):  # each batch within RENDER_TIMEOUT
+            self.render(texts[at : at + PRERENDER_BATCH], catalogue.voice)
         return len(texts)
 
     async def prerender_async(self, catalogue: Catalogue, seats: Iterable[int]) -> int:

@@ -13,10 +13,10 @@ from aiortc.mediastreams import MediaStreamError
 
 from voice import audio
 from voice.announcer import Announcer, Lateness
-from voice.phrases import ANNOUNCEMENT_KEYS, Catalogue, PhraseError
+from voice.phrases import ANNOUNCEMENT_KEYS, PhraseError
 from voice.synth import Synthesizer
 
-from .conftest import Recorder, sample, until, voiced
+from .conftest import Recorder, sample, spoken, until, voiced
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ async def recorder(announcer: Announcer) -> AsyncIterator[Recorder]:
 
 def expected(synth: Synthesizer, lang: str, key: str, params: dict[str, object]) -> np.ndarray:
     """The phrase as the announcer should play it: whole 20 ms frames, the last padded."""
-    pcm = synth.phrase(Catalogue.load(lang), key, params)
+    pcm = synth.phrase(spoken(lang), key, params)
     return np.concatenate(audio.frames(pcm))
 
 
