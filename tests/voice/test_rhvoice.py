@@ -207,3 +207,50 @@ def test_the_voice_writes_nothing_under_home_and_touches_no_sound_server(
                     "--engine", engine, cache=tmp_path / "cache2", env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+# -- settings: the server's [speech] section and a table's voice ---------------------------
+
+
+def test_the_server_configuration_chooses_the_engine_and_refuses_a_non_free_voice(
+    tmp_path: Path,
+) -> None:
+    from plugin.cli.serve import parse_args
+    from plugin.server.config import ConfigError, merged, options_from
+
+    def options(text: str):  # type: ignore[no-untyped-def]
+        path = tmp_path / "server.toml"
+        path.write_text(text)
+        return options_from(merged(parse_args(["--config", str(path)])))
+
+    chosen = options('[speech]\nengine = "espeak"\nrhvoice_uk = "anatol"\n')
+    assert (chosen.voice_engine, chosen.rhvoice_voices) == ("espeak", (("uk", "anatol"),))
+    assert options("").voice_engine == "auto"
+    with pytest.raises(ConfigError, match="marianna"):
+        options('[speech]\nrhvoice_uk = "marianna"\n')
+    with pytest.raises(ConfigError, match="speaks 'uk', not 'ru'"):
+        options('[speech]\nrhvoice_ru = "natalia"\n')
+    with pytest.raises(ConfigError, match=r"speech\.engine"):
+        options('[speech]\nengine = "festival"\n')
+
+
+def test_a_table_speaks_with_its_engine_and_voice(
+    rhvoice: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    from plugin.host.settings import SettingsError, TableSettings
+    from voice.announcer import Announcer
+
+    settings = TableSettings.from_record(
+        {"language": "uk", "voice_engine": "rhvoice", "voice_name": "anatol", "seed": 1}
+    )
+    assert TableSettings.from_record(settings.to_record()) == settings  # replayed alike
+    table = Announcer(settings.language, engine=settings.voice_engine, voice=settings.voice_name)
+    assert table.catalogue.voice == VoiceSpec(name="anatol", rate=100, engine="rhvoice")
+    assert Announcer("uk", engine="espeak").catalogue.voice.engine == "espeak"
+    assert Announcer("uk").catalogue.voice.name == "natalia"
+    refused = Announcer("uk", voice="marianna")  # e.g. a log from before the voice was barred
+    assert refused.catalogue.voice.name == "natalia"
+    assert "not one a club may use freely" in caplog.text
+    for bad in ({"voice_engine": "festival"}, {"voice_name": "../x"}, {"voice_name": 3}):
+        with pytest.raises(SettingsError, match="voice"):
+            TableSettings.from_record({"language": "uk", **bad})
