@@ -76,7 +76,9 @@ async def test_queued_phrases_come_out_in_order_whole(
     said = [("vote.start", {}), ("vote.call", {"seat": 7}), ("night.sleep", {})]
     for key, params in said:
         await announcer.announce(key, params)
-    await until(lambda: announcer.idle and len(announcer.spoken) == 3)
+    # They take as long as they last (RHVoice speaks them in about 11 s), then 10 s more.
+    lasting = sum(len(expected(prerendered, "ru", k, p)) for k, p in said) / audio.SAMPLE_RATE
+    await until(lambda: announcer.idle and len(announcer.spoken) == 3, seconds=10 + lasting)
     first = dict(announcer.spoken)
     last = first["night.sleep"] + len(expected(prerendered, "ru", "night.sleep", {})) // 960
     await until(lambda: max(recorder.frames) >= last)
