@@ -53,6 +53,7 @@ class EmbeddedTables:
             pack=settings.voice_pack,
             engine=settings.voice_engine,
             voice=settings.voice_name,
+            seats=range(1, settings.seats + 1),  # its phrases rendered before the game starts
         )
         self._voices[table_id] = announcer
         room = EmbeddedRoom(

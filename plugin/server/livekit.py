@@ -126,6 +126,7 @@ class LiveKitTables:
                 idle_frames=BOT_IDLE_FRAMES,
                 engine=settings.voice_engine,
                 voice=settings.voice_name,
+                seats=range(1, settings.seats + 1),  # rendered before the game starts
             )
         )
         voice.on_cut(bot.interrupt)  # an urgent phrase drops what the bot has queued
