@@ -96,7 +96,10 @@ def rhvoice_engine() -> rhvoice.Engine | rhvoice.RHVoiceMissing:
         if threading.get_ident() == worker.thread:
             worker.rhvoice = worker.load_rhvoice()
         else:
-            worker.rhvoice = worker.executor.submit(worker.load_rhvoice).result(RENDER_TIMEOUT)
+            with _rhvoice_lock:  # one engine per process, even when two threads ask at once
+                if worker.rhvoice is None:
+                    job = worker.executor.submit(worker.load_rhvoice)
+                    worker.rhvoice = job.result(RENDER_TIMEOUT)
     return worker.rhvoice
 
 
@@ -179,6 +182,7 @@ class _Worker:
 
 
 _worker_lock = threading.Lock()
+_rhvoice_lock = threading.Lock()
 _worker: _Worker | None = None
 
 
