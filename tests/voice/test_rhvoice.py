@@ -254,3 +254,16 @@ def test_a_table_speaks_with_its_engine_and_voice(
     for bad in ({"voice_engine": "festival"}, {"voice_name": "../x"}, {"voice_name": 3}):
         with pytest.raises(SettingsError, match="voice"):
             TableSettings.from_record({"language": "uk", **bad})
+
+
+@pytest.mark.parametrize(("lang", "name"), [("ru", "Анна"), ("uk", "Олена"), ("en", "Anna")])
+def test_a_players_name_is_said_by_rhvoice(
+    lang: str, name: str, rhvoice: Engine, fresh: Synthesizer
+) -> None:
+    """Seat names are spoken by synthesis only (no pack can hold them): each is audible, and
+    the name said three times makes the phrase longer (the name is read, not dropped)."""
+    catalogue = choose(Catalogue.load(lang), "rhvoice")
+    named = fresh.phrase(catalogue, "speech", {"seat": name})
+    longer = fresh.phrase(catalogue, "speech", {"seat": f"{name} {name} {name}"})
+    assert audio.rms(named) > RMS_FLOOR
+    assert len(longer) > len(named) + 0.3 * audio.SAMPLE_RATE
