@@ -55,9 +55,10 @@ ensure_rhvoice() {
   apt-get update -qq >/dev/null
   if [ -z "$(apt-cache policy librhvoice5 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]; then
     local codename
-    codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+    codename="$(. /etc/os-release && [ "${ID:-}" = debian ] && echo "${VERSION_CODENAME:-}")"
     if [ -z "$codename" ]; then
-      say "cannot tell the Debian release; RHVoice not installed (the voice falls back to espeak-ng)"
+      say "not a Debian release with a non-free component; RHVoice not installed (the voice falls back to espeak-ng)"
+      say "install RHVoice with its Russian, Ukrainian and English voices by hand: ${RHVOICE_PACKAGES[*]}"
       return 0
     fi
     say "enabling Debian's non-free component for RHVoice in $RHVOICE_SOURCES"
