@@ -8,7 +8,7 @@ the same packet to every `opus_track()`. Listeners never block the clock (voice.
 
 `announce()` renders the phrase from cached chunks at once when it can (after
 `prerender`), so the phrase starts on the next tick: at most one frame after the call.
-An uncached phrase is synthesised on the espeak worker meanwhile; the queue keeps its
+An uncached phrase is synthesised on the voice worker meanwhile; the queue keeps its
 place, so phrases are always spoken in the order they were announced. An urgent phrase
 goes ahead of the queued ones and cuts the current phrase short at the next tick; the
 queued ones follow it.
