@@ -1,4 +1,4 @@
-"""The host's voice: phrase catalogues, espeak-ng synthesis, and a table's audio tracks.
+"""The host's voice: phrase catalogues, synthesis (RHVoice, else espeak-ng), a table's tracks.
 
     from voice import Announcer
     announcer = Announcer("uk")                 # one per table; enabled=False: silent
@@ -6,12 +6,15 @@
     await announcer.announce("vote.call", {"seat": 7})
     announcer.pcm_frames() / .track() / .opus_track()   # 20 ms, 48 kHz mono
 
-    Announcer("uk", pack="club-anna")           # a club's recordings, espeak-ng for the rest
+    Announcer("uk", pack="club-anna")           # a club's recordings, synthesis for the rest
+    Announcer("uk", engine="rhvoice", voice="anatol")   # voice.engines: engine and voice
 
-Modules: phrases (catalogues, placeholders, fragments, ANNOUNCEMENT_KEYS), synth (espeak-ng
-worker, caches, prerender), pack (voice packs: WAV recordings per fragment), speech (pack or
-espeak-ng per fragment), audio (PCM format, phrase assembly), announcer (the frame clock and
-queue), listeners (per-consumer buffers), tracks (aiortc tracks, shared Opus), cli.
+Modules: phrases (catalogues, placeholders, fragments, ANNOUNCEMENT_KEYS), engines (which
+engine and voice, the espeak-ng fallback), rhvoice (our binding of libRHVoice), synth (the
+synthesis worker, caches, prerender), pack (voice packs: WAV recordings per fragment),
+speech (pack or synthesis per fragment), audio (PCM format, phrase assembly), announcer
+(the frame clock and queue), listeners (per-consumer buffers), tracks (aiortc tracks,
+shared Opus), cli.
 Names are imported lazily so `autohost phrases` does not load aiortc.
 """
 
@@ -32,6 +35,8 @@ _EXPORTS = {
     "RecordingError": "voice.pack",
     "Synthesizer": "voice.synth",
     "EspeakMissing": "voice.synth",
+    "RHVoiceMissing": "voice.rhvoice",
+    "VoiceChoiceError": "voice.engines",
     "SynthesisError": "voice.synth",
     "prerender": "voice.synth",
 }

@@ -8,7 +8,7 @@ the same packet to every `opus_track()`. Listeners never block the clock (voice.
 
 `announce()` renders the phrase from cached chunks at once when it can (after
 `prerender`), so the phrase starts on the next tick: at most one frame after the call.
-An uncached phrase is synthesised on the espeak worker meanwhile; the queue keeps its
+An uncached phrase is synthesised on the voice worker meanwhile; the queue keeps its
 place, so phrases are always spoken in the order they were announced. An urgent phrase
 goes ahead of the queued ones and cuts the current phrase short at the next tick; the
 queued ones follow it.
@@ -31,10 +31,12 @@ from typing import Any
 import av
 import numpy as np
 
+from . import engines
 from .audio import FRAME_SAMPLES, FRAME_SECONDS, SILENT_FRAME, Spliced
 from .listeners import Closed, Listener
 from .pack import PackError, VoicePack, find
 from .phrases import Catalogue, Fragment
+from .rhvoice import RHVoiceMissing
 from .speech import Speech
 from .synth import Synthesizer, default_synthesizer
 from .tracks import OpusTrack, PcmTrack, SharedOpusEncoder
@@ -102,6 +104,10 @@ class Announcer:
     `pack` is a VoicePack, or the name of one in the packs directory (voice.pack.find). A
     named pack that cannot be used (gone, or recorded in another language) is logged and
     the table speaks with synthesis: a table replayed from the log must still open.
+
+    `engine` ("auto", "rhvoice", "espeak"; None: the server's) and `voice` (an RHVoice
+    voice; None: the server's or the catalogue's) choose the synthesis (voice.engines); a
+    choice that cannot be honoured any more is logged and the default voice speaks.
     """
 
     def __init__(
@@ -114,11 +120,17 @@ class Announcer:
         seats: Iterable[int] | None = None,
         pack: VoicePack | str | None = None,
         idle_frames: int = IDLE_FRAMES,
+        engine: str | None = None,
+        voice: str | None = None,
     ) -> None:
         self.lang = lang
         self.idle_frames = idle_frames
         self.enabled = enabled
-        self.catalogue = catalogue or Catalogue.load(lang)
+        if catalogue is None:
+            catalogue = Catalogue.load(lang)
+            if enabled:
+                catalogue = _table_voice(catalogue, engine, voice)
+        self.catalogue = catalogue
         self._synth = synthesizer
         if isinstance(pack, str):
             pack = _table_pack(pack, lang) if enabled else None
@@ -367,6 +379,15 @@ class Announcer:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+
+def _table_voice(catalogue: Catalogue, engine: str | None, voice: str | None) -> Catalogue:
+    """The catalogue with the table's engine and voice, or the default ones (logged)."""
+    try:
+        return engines.choose(catalogue, engine, voice)
+    except (engines.VoiceChoiceError, RHVoiceMissing) as exc:
+        log.error("table voice: %s; speaking with the default voice instead", exc)
+        return engines.choose(catalogue)
 
 
 def _table_pack(name: str, lang: str) -> VoicePack | None:

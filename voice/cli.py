@@ -2,14 +2,15 @@
 and `autohost voice` (a club's own recorded voice).
 
     autohost say --lang uk vote.call seat=7 --out call.wav [--pack club-anna]
-    autohost say --lang ru tie.revote seats=2,5 --out revote.wav
+    autohost say --lang ru tie.revote seats=2,5 --out revote.wav [--engine rhvoice|espeak]
+    autohost voice list [--json]        # every installed engine, its voice per language
     autohost phrases --check            # every key, every language, every placeholder
     autohost phrases --show --lang en   # every phrase as it will be said
     autohost voice script --lang uk [--format text|csv|json] [--seats 12]
     autohost voice check PACK [--seats 12]    # PACK: a folder, or a name in config/voices
 
 Exit codes: 0 done; 1 a gap in a catalogue (phrases), an incomplete pack (voice check) or
-espeak-ng missing/failing (say); 2 bad input (unknown key, bad param, unknown language, a
+the engine missing/failing (say); 2 bad input (unknown key, bad param, unknown language, a
 folder that is not a voice pack), with one line on stderr.
 """
 
@@ -81,7 +82,14 @@ def say_main(argv: list[str]) -> int:
     parser.add_argument("--out", required=True, type=Path, help="WAV file to write")
     parser.add_argument("--dir", type=Path, help="catalogue folder (default config/phrases)")
     parser.add_argument("--pack", help="say what it has from this voice pack (name or folder)")
+    parser.add_argument(
+        "--engine",
+        choices=("rhvoice", "espeak"),
+        help="synthesis engine (default: the configured one, RHVoice where installed)",
+    )
+    parser.add_argument("--voice", help="RHVoice voice (default: the language's, see voice list)")
     args = parser.parse_args(argv)
+    from .engines import VoiceChoiceError, choose
     from .pack import PackError
 
     pack: VoicePack | None = None
@@ -95,12 +103,20 @@ def say_main(argv: list[str]) -> int:
                 raise PackError(f"voice pack {args.pack!r} is in {pack.lang!r}, not {args.lang!r}")
     except (PhraseError, CatalogueError, PackError) as exc:
         parser.error(str(exc))
+    from .rhvoice import RHVoiceMissing
     from .speech import Speech
     from .synth import EspeakMissing, SynthesisError, default_synthesizer
 
     try:
+        catalogue = choose(catalogue, args.engine, args.voice)
+    except VoiceChoiceError as exc:
+        parser.error(str(exc))
+    except RHVoiceMissing as exc:
+        print(f"autohost say: {exc}", file=sys.stderr)
+        return 1
+    try:
         pcm = Speech(catalogue, default_synthesizer(), pack).phrase(args.key, params)
-    except (EspeakMissing, SynthesisError) as exc:
+    except (EspeakMissing, RHVoiceMissing, SynthesisError) as exc:
         print(f"autohost say: {exc}", file=sys.stderr)
         return 1
     from .audio import SAMPLE_RATE
@@ -114,7 +130,9 @@ def say_main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"autohost say: cannot write {args.out}: {exc}", file=sys.stderr)
         return 1
-    print(f"{args.out}: {len(pcm) / SAMPLE_RATE:.2f} s, 48 kHz mono: {text}")
+    voice = catalogue.voice
+    seconds = len(pcm) / SAMPLE_RATE
+    print(f"{args.out}: {seconds:.2f} s, 48 kHz mono, {voice.engine} {voice.name}: {text}")
     return 0
 
 
@@ -159,18 +177,24 @@ def phrases_main(argv: list[str]) -> int:
 
 
 def voice_main(argv: list[str]) -> int:
-    parser = _Parser(prog="autohost voice", description="Record the host's voice of a club.")
+    parser = _Parser(
+        prog="autohost voice", description="The host's voice: engines, and a club's recordings."
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     script = commands.add_parser("script", help="every fragment to record, with its file name")
     script.add_argument("--lang", required=True, help="the pack's language (ru, uk, en)")
     script.add_argument("--format", choices=("text", "csv", "json"), default="text")
     check = commands.add_parser("check", help="what a pack lacks, and what it cannot use")
     check.add_argument("pack", help="a pack's folder, or its name in the packs directory")
+    listing = commands.add_parser("list", help="every installed engine and its voice per language")
+    listing.add_argument("--json", action="store_true", help="a JSON list of objects")
     for sub in (script, check):
         sub.add_argument(
             "--seats", type=int, default=max(SCRIPT_SEATS), help="largest table (default 12)"
         )
     args = parser.parse_args(argv)
+    if args.command == "list":
+        return _print_voices(args.json)
     if not 1 <= args.seats <= max(SCRIPT_SEATS):
         parser.error(f"--seats must be 1..{max(SCRIPT_SEATS)}, not {args.seats}")
     if args.command == "script":
@@ -190,6 +214,26 @@ def voice_main(argv: list[str]) -> int:
     except PackError as exc:
         parser.error(str(exc))
     return _print_report(report)
+
+
+def _print_voices(as_json: bool) -> int:
+    """`voice list`: one row per installed engine and language; 1 if no engine is."""
+    from .engines import listing
+
+    catalogues = [Catalogue.load(lang) for lang in sorted({*REQUIRED_LANGUAGES, *languages()})]
+    rows = listing(catalogues)
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    else:
+        for row in rows:
+            mark = "*" if row["default"] else " "
+            print(f"{mark} {row['engine']:<8} {row['lang']:<4} {row['voice']:<14} {row['licence']}")
+        if rows:
+            print("* the default engine")
+    if not rows:
+        print("voice list: no speech engine is installed (RHVoice or espeak-ng)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _open_pack(arg: str) -> VoicePack:

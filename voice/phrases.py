@@ -32,10 +32,11 @@ has no key (it is always synthesised). `Catalogue.script(seats)` lists every fra
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -119,10 +120,12 @@ class CatalogueError(ValueError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class VoiceSpec:
-    """Which espeak-ng voice speaks a language, and how fast."""
+    """Which engine and voice speak a language, and how fast: espeak-ng's `rate` is in
+    words per minute, RHVoice's in percent of the voice's own speed (voice.engines)."""
 
     name: str
     rate: int
+    engine: str = "espeak"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,13 +165,16 @@ class Catalogue:
     """One language's phrases. Immutable; load with `Catalogue.load(lang)`."""
 
     lang: str
-    voice: VoiceSpec
+    voice: VoiceSpec  # the voice it is said with (by default espeak-ng's, see voice.engines)
     numbers: str
     conjunction: str
     one: Mapping[str, str]
     many: Mapping[str, str]
     phrases: Mapping[str, str]
     path: Path
+    # The voice each engine uses for this language by default: "espeak" from `voice` and
+    # `rate`, "rhvoice" from the [rhvoice] table.
+    engine_voices: Mapping[str, VoiceSpec] = field(default_factory=dict)
 
     @classmethod
     def load(cls, lang: str, directory: Path | None = None) -> Catalogue:
@@ -189,6 +195,20 @@ class Catalogue:
             raise CatalogueError(f"{path}: 'voice' must name an espeak-ng voice, e.g. 'zle/ru'")
         if not isinstance(rate, int) or not 80 <= rate <= 450:
             raise CatalogueError(f"{path}: 'rate' must be words per minute in 80..450")
+        espeak = VoiceSpec(name=voice, rate=rate)
+        engine_voices = {"espeak": espeak}
+        rhvoice = doc.get("rhvoice")
+        if rhvoice is not None:
+            name, speed = (
+                (rhvoice.get("voice"), rhvoice.get("rate", 100))
+                if isinstance(rhvoice, dict)
+                else (None, None)
+            )
+            if not isinstance(name, str) or not re.fullmatch(r"[a-z][a-z0-9-]*", name):
+                raise CatalogueError(f"{path}: [rhvoice] voice must name an RHVoice voice")
+            if not isinstance(speed, int) or not 50 <= speed <= 200:
+                raise CatalogueError(f"{path}: [rhvoice] rate must be a percent in 50..200")
+            engine_voices["rhvoice"] = VoiceSpec(name=name, rate=speed, engine="rhvoice")
         player = doc.get("player", {})
         one, many = player.get("one", {}), player.get("many", {})
         conjunction = player.get("and")
@@ -207,14 +227,19 @@ class Catalogue:
             raise CatalogueError(f"{path}: [phrases] must map keys to text")
         return cls(
             lang=lang,
-            voice=VoiceSpec(name=voice, rate=rate),
+            voice=espeak,
             numbers=str(doc.get("numbers", lang)),
             conjunction=conjunction.strip(),
             one=dict(one),
             many=dict(many),
             phrases=dict(phrases),
             path=path,
+            engine_voices=engine_voices,
         )
+
+    def with_voice(self, voice: VoiceSpec) -> Catalogue:
+        """The same phrases said with another voice (or engine)."""
+        return dataclasses.replace(self, voice=voice)
 
     # -- rendering ---------------------------------------------------------------------
 

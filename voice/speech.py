@@ -1,4 +1,4 @@
-"""Where each fragment of a phrase comes from: the table's voice pack, else espeak-ng.
+"""Where each fragment of a phrase comes from: the table's voice pack, else synthesis.
 
 Both sources keep the same two caches (converted PCM on disk, then in memory), so after
 `prerender` every fragment of a table is in memory whichever source it came from, and an

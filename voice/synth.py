@@ -1,10 +1,12 @@
-"""Speech synthesis: pyttsx3 on espeak-ng, resampled to 48 kHz, cached on disk and in memory.
+"""Speech synthesis: RHVoice (voice.rhvoice) or espeak-ng (through pyttsx3's binding),
+resampled to 48 kHz, cached on disk and in memory.
 
-espeak-ng is not thread-safe and is initialised once per process, so ONE worker thread
-(module-wide, shared by every Synthesizer) owns it; callers block on a future or await it.
-A phrase is rendered chunk by chunk (voice.phrases), each chunk cached under a hash of
-(text, voice, rate, engine version, sample rate), so `prerender` can make every chunk of a
-table's announcements ready before the game starts.
+Neither engine is thread-safe and each is initialised once per process, so ONE worker
+thread (module-wide, shared by every Synthesizer) owns both; callers block on a future or
+await it. A phrase is rendered chunk by chunk (voice.phrases), each chunk cached under a
+hash of (text, engine, voice, rate, engine version, sample rate), so `prerender` can make
+every chunk of a table's announcements ready before the game starts. Which engine and
+voice a table uses: voice.engines.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from plugin import paths
 
-from . import audio
+from . import audio, rhvoice
 from .phrases import Catalogue, VoiceSpec
 
 log = logging.getLogger(__name__)
@@ -49,9 +51,18 @@ class SynthesisError(RuntimeError):
     """espeak-ng could not render a text (e.g. an unknown voice)."""
 
 
+def engine_version(engine: str = "espeak") -> str:
+    """The engine's version plus our pipeline version (part of the cache key)."""
+    if engine == "rhvoice":
+        rh = rhvoice_engine()
+        if isinstance(rh, Exception):
+            raise rh
+        return f"RHVoice {rh.version}; pipeline {PIPELINE_VERSION}"
+    return _espeak_version()
+
+
 @functools.cache
-def engine_version() -> str:
-    """espeak-ng and pyttsx3 versions plus our pipeline version (part of the cache key)."""
+def _espeak_version() -> str:
     require_espeak()
     out = subprocess.run(
         ["espeak-ng", "--version"], capture_output=True, text=True, check=False, timeout=10
@@ -63,15 +74,38 @@ def engine_version() -> str:
 
 def require_espeak() -> None:
     """Raise EspeakMissing, naming the Debian package, unless espeak-ng is installed."""
+    missing = espeak_missing()
+    if missing is not None:
+        raise missing
+
+
+def espeak_missing() -> EspeakMissing | None:
+    """Why espeak-ng cannot be used here, or None."""
     if shutil.which("espeak-ng") is None or ctypes.util.find_library("espeak-ng") is None:
-        raise EspeakMissing(
+        return EspeakMissing(
             f"espeak-ng is not installed: install the Debian package {DEBIAN_PACKAGE!r} "
             f"(sudo apt-get install -y {DEBIAN_PACKAGE})"
         )
+    return None
+
+
+def rhvoice_engine() -> rhvoice.Engine | rhvoice.RHVoiceMissing:
+    """The worker's RHVoice engine, loaded once on the worker; or why it cannot load."""
+    worker = _the_worker()
+    if worker.rhvoice is None:
+        if threading.get_ident() == worker.thread:
+            worker.rhvoice = worker.load_rhvoice()
+        else:
+            with _rhvoice_lock:  # one engine per process, even when two threads ask at once
+                if worker.rhvoice is None:
+                    job = worker.executor.submit(worker.load_rhvoice)
+                    worker.rhvoice = job.result(RENDER_TIMEOUT)
+    return worker.rhvoice
 
 
 class _Worker:
-    """The one thread that owns espeak-ng, through pyttsx3's binding of libespeak-ng.
+    """The one thread that owns both engines: RHVoice through voice.rhvoice, and espeak-ng
+    through pyttsx3's binding of libespeak-ng.
 
     We drive pyttsx3's `_espeak` binding in espeak's synchronous mode rather than
     `pyttsx3.init().save_to_file()`: that driver (pyttsx3 2.99) runs espeak asynchronously,
@@ -83,13 +117,39 @@ class _Worker:
     """
 
     def __init__(self) -> None:
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="espeak")
+        self.thread = 0  # the worker thread's ident, once it runs
+        self.executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="voice", initializer=self._started
+        )
+        self.rhvoice: rhvoice.Engine | rhvoice.RHVoiceMissing | None = None
         self._espeak: Any = None
         self._rate = 0
         self._buffers: list[bytes] = []
 
+    def _started(self) -> None:
+        self.thread = threading.get_ident()
+
+    def load_rhvoice(self) -> rhvoice.Engine | rhvoice.RHVoiceMissing:
+        """Worker thread: load RHVoice, or say why it cannot be."""
+        try:
+            return rhvoice.Engine()
+        except rhvoice.RHVoiceMissing as exc:
+            return exc
+
     def synthesize(self, text: str, voice: VoiceSpec) -> np.ndarray:
         """Runs on the worker thread only: text -> trimmed 48 kHz mono int16 PCM."""
+        if voice.engine == "rhvoice":
+            if self.rhvoice is None:
+                self.rhvoice = self.load_rhvoice()
+            if isinstance(self.rhvoice, Exception):
+                raise self.rhvoice
+            try:
+                pcm, rate = self.rhvoice.render(text, voice.name, voice.rate)
+            except rhvoice.RHVoiceError as exc:
+                raise SynthesisError(str(exc)) from None
+            return audio.trim(audio.resample(pcm, rate))
+        if voice.engine != "espeak":
+            raise SynthesisError(f"unknown voice engine {voice.engine!r}")
         espeak = self._start()
         if espeak.SetVoiceByName(voice.name.encode()) != espeak.EE_OK:
             raise SynthesisError(f"espeak-ng has no voice {voice.name!r} (see espeak-ng --voices)")
@@ -122,6 +182,7 @@ class _Worker:
 
 
 _worker_lock = threading.Lock()
+_rhvoice_lock = threading.Lock()
 _worker: _Worker | None = None
 
 
@@ -183,7 +244,8 @@ class Synthesizer:
     def prerender(self, catalogue: Catalogue, seats: Iterable[int]) -> int:
         """Render every chunk a table with these seats can need; returns how many."""
         texts = sorted(catalogue.chunk_texts(seats))
-        self.render(texts, catalogue.voice)
+        for at in range(0, len(texts), PRERENDER_BATCH):  # each batch within RENDER_TIMEOUT
+            self.render(texts[at : at + PRERENDER_BATCH], catalogue.voice)
         return len(texts)
 
     async def prerender_async(self, catalogue: Catalogue, seats: Iterable[int]) -> int:
@@ -203,7 +265,14 @@ class Synthesizer:
 
     def _key(self, text: str, voice: VoiceSpec) -> str:
         material = json.dumps(
-            [text, voice.name, voice.rate, engine_version(), audio.SAMPLE_RATE],
+            [
+                text,
+                voice.engine,
+                voice.name,
+                voice.rate,
+                engine_version(voice.engine),
+                audio.SAMPLE_RATE,
+            ],
             ensure_ascii=False,
         )
         return hashlib.sha256(material.encode()).hexdigest()[:40]
@@ -252,5 +321,7 @@ def default_synthesizer() -> Synthesizer:
 
 def prerender(lang: str, seats: Iterable[int], *, synthesizer: Synthesizer | None = None) -> int:
     """Render every fixed phrase and seat variant for a table in `lang` ahead of the game."""
+    from .engines import choose
+
     synth = synthesizer or default_synthesizer()
-    return synth.prerender(Catalogue.load(lang), seats)
+    return synth.prerender(choose(Catalogue.load(lang)), seats)

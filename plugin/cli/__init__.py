@@ -16,7 +16,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "demo": ("plugin.cli.demo", "main", "one table with simulated players, in the browser"),
     "say": ("voice.cli", "say_main", "render one announcement to a WAV file"),
     "phrases": ("voice.cli", "phrases_main", "check the phrase catalogues"),
-    "voice": ("voice.cli", "voice_main", "a club's recorded voice: script, check a pack"),
+    "voice": ("voice.cli", "voice_main", "the voice: list engines; a club's recorded voice"),
     "livekit": ("plugin.cli.livekit", "main", "host a table in a LiveKit room"),
 }
 

@@ -1,7 +1,8 @@
 """`autohost table new`: create a table and print each seat's link and the host's link.
 
     autohost table new --preset online --lang uk --seats 10 --names "A,B,..."
-                       [--voice-pack NAME] [--livekit-room NAME] [--db var/autohost.db]
+                       [--voice-pack NAME] [--voice-engine auto|rhvoice|espeak]
+                       [--voice-name NAME] [--livekit-room NAME] [--db var/autohost.db]
                        [--base-url URL] [--server URL [--admin-key-file F]] [--json]
 
 Without --server the table is written straight into the event log at --db (the server
@@ -32,6 +33,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     new.add_argument("--host-name", default="", help="the live host's name, on the sheet")
     new.add_argument("--seed", type=int, default=None)
     new.add_argument("--voice-pack", default=None, help="a recorded voice in config/voices")
+    new.add_argument("--voice-engine", default=None, choices=("auto", "rhvoice", "espeak"),
+                     help="the table's speech engine (default: the server's)")  # fmt: skip
+    new.add_argument("--voice-name", default=None,
+                     help="the table's RHVoice voice, e.g. anatol (docs/voice.md)")  # fmt: skip
     new.add_argument("--livekit-room", default=None, help="LiveKit mode: a club's room "
                      "(default: autohost-<table id>)")  # fmt: skip
     new.add_argument(
@@ -70,6 +75,10 @@ def settings_record(args: argparse.Namespace) -> dict[str, Any]:
         record["seed"] = args.seed
     if args.voice_pack is not None:
         record["voice_pack"] = args.voice_pack
+    if args.voice_engine is not None:
+        record["voice_engine"] = args.voice_engine
+    if args.voice_name is not None:
+        record["voice_name"] = args.voice_name
     if args.livekit_room is not None:
         record["livekit_room"] = args.livekit_room
     overrides: dict[str, Any] = {}
@@ -121,6 +130,10 @@ def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, 
         from voice.pack import find
 
         find(settings.voice_pack, settings.language)  # PackError is a ValueError
+    if settings.voice_name is not None:  # a freely licensed voice of the table's language
+        from voice.engines import check_rhvoice_voice
+
+        check_rhvoice_voice(settings.voice_name, settings.language)  # a ValueError
     signer = Signer(load_secret(secret_path_for(_files(args.db))))
     log = open_log(args.db)  # on PostgreSQL: no lease, the first server to want it claims it
     try:

@@ -17,6 +17,10 @@ MIN_SEATS, MAX_SEATS = 7, 12  # plugin/rules/state.py DISTRIBUTION
 ROLE_NAMES = ("don", "mafia", "sheriff", "civilian")
 MAX_NAME = 40
 MAX_TITLE = 80  # a club's or a host's name
+# The synthesis engines a table may ask for (voice/engines.py ENGINE_CHOICES), and the
+# shape of a voice's name (voice/engines.py FREE_VOICES says which are allowed).
+VOICE_ENGINES = ("auto", "rhvoice", "espeak")
+VOICE_NAME = re.compile(r"[a-z][a-z0-9-]{0,39}")
 # A voice pack is named by its folder (voice/pack.py NAME): no separators, no "..".
 VOICE_PACK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 MAX_ROOM_NAME = 128  # a LiveKit room name
@@ -64,7 +68,10 @@ class TableSettings:
     seed: int = 0
     overrides: dict[str, Any] = field(default_factory=dict)  # rule settings over the preset
     roles: dict[int, str] | None = None  # dealt by the host instead of the seed (tests, demos)
-    voice_pack: str | None = None  # a club's recorded voice (docs/voice.md); None: espeak-ng
+    voice_pack: str | None = None  # a club's recorded voice (docs/voice.md); None: synthesis
+    # The synthesis (docs/voice.md): "auto", "rhvoice" or "espeak"; None: the server's.
+    voice_engine: str | None = None
+    voice_name: str | None = None  # an RHVoice voice, e.g. "anatol"; None: the server's
     club: str = ""  # the club's name, on the protocol sheet
     host_name: str = ""  # the live host's (the judge's) name, on the protocol sheet
     livekit_room: str | None = None  # LiveKit mode: a club's room (default: from the table id)
@@ -77,7 +84,9 @@ class TableSettings:
         record["names"] = list(self.names)
         if self.roles is not None:
             record["roles"] = {str(seat): role for seat, role in self.roles.items()}
-        for optional in ("voice_pack", "club", "host_name", "livekit_room"):
+        for optional in (
+            "voice_pack", "voice_engine", "voice_name", "club", "host_name", "livekit_room",
+        ):  # fmt: skip
             if not record[optional]:  # records of tables without them stay as they were
                 del record[optional]
         return record
@@ -88,7 +97,8 @@ class TableSettings:
         if not isinstance(record, dict):
             raise SettingsError("bad_settings", "table settings must be an object")
         known = {"preset", "language", "seats", "names", "manual", "seed", "overrides", "roles",
-                 "voice_pack", "club", "host_name", "livekit_room"}  # fmt: skip
+                 "voice_pack", "voice_engine", "voice_name", "club", "host_name",
+                 "livekit_room"}  # fmt: skip
         unknown = set(record) - known
         if unknown:
             raise SettingsError("bad_settings", f"unknown table settings {sorted(unknown)}")
@@ -101,6 +111,17 @@ class TableSettings:
         overrides = record.get("overrides", {})
         roles = record.get("roles")
         voice_pack = record.get("voice_pack")
+        voice_engine, voice_name = record.get("voice_engine"), record.get("voice_name")
+        if voice_engine is not None and voice_engine not in VOICE_ENGINES:
+            raise SettingsError(
+                "bad_voice", f"voice_engine must be one of {VOICE_ENGINES}, not {voice_engine!r}"
+            )
+        if voice_name is not None and (
+            not isinstance(voice_name, str) or not VOICE_NAME.fullmatch(voice_name)
+        ):
+            raise SettingsError(
+                "bad_voice", f"voice_name must be an RHVoice voice's name, not {voice_name!r}"
+            )
         club, host_name = record.get("club", ""), record.get("host_name", "")
         for label, text in (("club", club), ("host_name", host_name)):
             if not isinstance(text, str) or len(text) > MAX_TITLE:
@@ -168,6 +189,8 @@ class TableSettings:
             overrides=dict(overrides),
             roles=parsed_roles,
             voice_pack=voice_pack,
+            voice_engine=voice_engine,
+            voice_name=voice_name,
             club=club.strip(),
             host_name=host_name.strip(),
             livekit_room=livekit_room,

@@ -66,6 +66,11 @@ def build(options: ServerOptions) -> Hosting:
     routes: Sequence[BaseRoute | Callable[[Server], Sequence[BaseRoute]]] = ()
     tables: EmbeddedTables | LiveKitTables | None = None
     one_table: str | None = None  # autohost livekit --room: this table and no other
+    if options.voice:
+        from voice import engines
+
+        engines.configure(options.voice_engine, dict(options.rhvoice_voices))
+        engines.resolve_engine()  # asks for RHVoice once now (logs a fallback), not per table
     if options.media == "embedded":
         from plugin.rooms.embedded.ice import (
             rtc_ice_servers,

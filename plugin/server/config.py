@@ -83,6 +83,23 @@ def _choice(*choices: str) -> Callable[[Any], str]:
     return check
 
 
+def _rhvoice_voice(lang: str) -> Callable[[Any], str]:
+    """A freely usable RHVoice voice of `lang` (voice.engines.FREE_VOICES)."""
+
+    def check(value: Any) -> str:
+        from voice.engines import VoiceChoiceError, check_rhvoice_voice
+
+        if not isinstance(value, str):
+            raise ValueError("an RHVoice voice's name")
+        try:
+            check_rhvoice_voice(value, lang)
+        except VoiceChoiceError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    return check
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     key: str  # in the file: "name" or "section.name"
@@ -121,6 +138,21 @@ SETTINGS: tuple[Setting, ...] = (
         "room", _choice("embedded", "livekit", "none"), "embedded", "embedded | livekit | none"
     ),
     Setting("voice", _typed(bool), True, "the host speaks (--no-voice: silent)", None),
+    Setting(
+        "speech.engine",
+        _choice("auto", "rhvoice", "espeak"),
+        "auto",
+        "auto (RHVoice where installed, else espeak-ng) | rhvoice | espeak",
+    ),
+    *(
+        Setting(
+            f"speech.rhvoice_{lang}",
+            _rhvoice_voice(lang),
+            None,
+            f"the RHVoice voice for {lang} (default: config/phrases/{lang}.toml; docs/voice.md)",
+        )
+        for lang in ("ru", "uk", "en")
+    ),
     Setting(
         "admin_key_file",
         _path,
@@ -335,6 +367,12 @@ def options_from(values: Mapping[str, Any]) -> ServerOptions:
             base_url=values["base_url"].rstrip("/") if values["base_url"] else None,
             media=values["room"],
             voice=values["voice"],
+            voice_engine=values["speech.engine"],
+            rhvoice_voices=tuple(
+                (lang, values[f"speech.rhvoice_{lang}"])
+                for lang in ("ru", "uk", "en")
+                if values[f"speech.rhvoice_{lang}"]
+            ),
             livekit=livekit,
             tls_cert=values["tls.cert"],
             tls_key=values["tls.key"],

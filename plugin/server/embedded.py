@@ -47,7 +47,14 @@ class EmbeddedTables:
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
         if self.table_id is not None and table_id != self.table_id:
             return SilentRoom()
-        announcer = Announcer(settings.language, enabled=self.voice_on, pack=settings.voice_pack)
+        announcer = Announcer(
+            settings.language,
+            enabled=self.voice_on,
+            pack=settings.voice_pack,
+            engine=settings.voice_engine,
+            voice=settings.voice_name,
+            seats=range(1, settings.seats + 1),  # its phrases rendered before the game starts
+        )
         self._voices[table_id] = announcer
         room = EmbeddedRoom(
             seats=settings.seats, bot_audio=announcer.pcm_frames(), ice_servers=self.ice_servers,

@@ -119,7 +119,14 @@ class LiveKitTables:
         voice = (
             self._voice_factory(settings.language)
             if self._voice_factory
-            else Announcer(settings.language, pack=settings.voice_pack, idle_frames=BOT_IDLE_FRAMES)
+            else Announcer(
+                settings.language,
+                pack=settings.voice_pack,
+                idle_frames=BOT_IDLE_FRAMES,
+                engine=settings.voice_engine,
+                voice=settings.voice_name,
+                seats=range(1, settings.seats + 1),  # rendered before the game starts
+            )
         )
         voice.on_cut(bot.interrupt)  # an urgent phrase drops what the bot has queued
         self._voices[table_id] = VoiceOnDemand(voice, hosted)

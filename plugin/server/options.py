@@ -41,6 +41,10 @@ class ServerOptions:
     base_url: str | None = None  # links' base; default: the URL the server listens on
     media: Media = "embedded"
     voice: bool = True
+    # The synthesis (voice.engines): "auto" (RHVoice where installed, else espeak-ng),
+    # "rhvoice" or "espeak"; and (language, RHVoice voice) pairs over the catalogues'.
+    voice_engine: str = "auto"
+    rhvoice_voices: tuple[tuple[str, str], ...] = ()
     livekit: LiveKitOptions | None = None  # with media="livekit"
     voiced_table: str | None = None  # embedded: only this table gets a room and a voice
     secret: bytes | None = None  # default: $AUTOHOST_SECRET or the file beside the db

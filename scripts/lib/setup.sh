@@ -32,6 +32,51 @@ ensure_debian_packages() {
   fi
 }
 
+# RHVoice, the host's voice in ru/uk/en (docs/voice.md), is in Debian's non-free component.
+# `rhvoice` does not pull in the library, so librhvoice5 is named too.
+RHVOICE_PACKAGES=(librhvoice5 rhvoice rhvoice-russian rhvoice-ukrainian rhvoice-english)
+RHVOICE_SOURCES=/etc/apt/sources.list.d/autohost-rhvoice.sources
+
+rhvoice_installed() {
+  local pkg
+  for pkg in "${RHVOICE_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || return 1
+  done
+}
+
+ensure_rhvoice() {
+  # Without RHVoice the voice falls back to espeak-ng (and says so once in its log).
+  rhvoice_installed && return 0
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    say "MISSING RHVoice (the voice falls back to espeak-ng): enable Debian's non-free component, then"
+    say "install it with:  sudo apt-get install -y ${RHVOICE_PACKAGES[*]}"
+    return 0
+  fi
+  apt-get update -qq >/dev/null
+  if [ -z "$(apt-cache policy librhvoice5 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v '(none)')" ]; then
+    local codename
+    codename="$(. /etc/os-release && [ "${ID:-}" = debian ] && echo "${VERSION_CODENAME:-}")"
+    if [ -z "$codename" ]; then
+      say "not a Debian release with a non-free component; RHVoice not installed (the voice falls back to espeak-ng)"
+      say "install RHVoice with its Russian, Ukrainian and English voices by hand: ${RHVOICE_PACKAGES[*]}"
+      return 0
+    fi
+    say "enabling Debian's non-free component for RHVoice in $RHVOICE_SOURCES"
+    cat >"$RHVOICE_SOURCES" <<SOURCES
+# Written by mafia-autohost's setup: Debian's non-free component, for RHVoice (docs/voice.md).
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $codename
+Components: non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+    apt-get update -qq >/dev/null
+  fi
+  say "installing RHVoice: ${RHVOICE_PACKAGES[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${RHVOICE_PACKAGES[@]}" >/dev/null ||
+    say "could not install RHVoice; the voice falls back to espeak-ng"
+}
+
 ensure_venv() {
   if ! command -v "$PY" >/dev/null 2>&1; then
     PY=python3
@@ -81,6 +126,7 @@ ensure_npm_packages() {
 
 setup_all() {
   ensure_debian_packages
+  ensure_rhvoice
   ensure_venv
   ensure_livekit_server
   ensure_npm_packages

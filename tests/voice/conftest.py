@@ -1,5 +1,6 @@
 """Fixtures for the voice: real espeak-ng (skipped, naming the Debian package, if absent),
-the `autohost` command as a club member runs it, and voice packs of real WAV files."""
+real RHVoice where installed (the default engine then), the `autohost` command as a club
+member runs it, and voice packs of real WAV files."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from plugin import paths
 from testing import eventually
 from voice import audio
 from voice.announcer import Announcer
+from voice.engines import choose
 from voice.phrases import ANNOUNCEMENTS, SAMPLE_PARAMS, Catalogue
 from voice.synth import EspeakMissing, Synthesizer, require_espeak
 
@@ -39,12 +41,18 @@ def espeak() -> None:
         pytest.skip(str(exc))
 
 
+def spoken(lang: str) -> Catalogue:
+    """The catalogue as an Announcer says it by default: with the default engine's voice."""
+    return choose(Catalogue.load(lang))
+
+
 @pytest.fixture(scope="session")
 def prerendered(espeak: None, tmp_path_factory: pytest.TempPathFactory) -> Synthesizer:
-    """One synthesizer, its cache filled for a 10-seat table in every language."""
+    """One synthesizer, its cache filled for a 10-seat table in every language, with the
+    default engine (what an Announcer uses)."""
     synth = Synthesizer(tmp_path_factory.mktemp("voice-cache"))
     for lang in LANGUAGES:
-        synth.prerender(Catalogue.load(lang), TABLE)
+        synth.prerender(spoken(lang), TABLE)
     return synth
 
 

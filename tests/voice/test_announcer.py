@@ -13,10 +13,10 @@ from aiortc.mediastreams import MediaStreamError
 
 from voice import audio
 from voice.announcer import Announcer, Lateness
-from voice.phrases import ANNOUNCEMENT_KEYS, Catalogue, PhraseError
+from voice.phrases import ANNOUNCEMENT_KEYS, PhraseError
 from voice.synth import Synthesizer
 
-from .conftest import Recorder, sample, until, voiced
+from .conftest import Recorder, sample, spoken, until, voiced
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ async def recorder(announcer: Announcer) -> AsyncIterator[Recorder]:
 
 def expected(synth: Synthesizer, lang: str, key: str, params: dict[str, object]) -> np.ndarray:
     """The phrase as the announcer should play it: whole 20 ms frames, the last padded."""
-    pcm = synth.phrase(Catalogue.load(lang), key, params)
+    pcm = synth.phrase(spoken(lang), key, params)
     return np.concatenate(audio.frames(pcm))
 
 
@@ -76,7 +76,9 @@ async def test_queued_phrases_come_out_in_order_whole(
     said = [("vote.start", {}), ("vote.call", {"seat": 7}), ("night.sleep", {})]
     for key, params in said:
         await announcer.announce(key, params)
-    await until(lambda: announcer.idle and len(announcer.spoken) == 3)
+    # They take as long as they last (RHVoice speaks them in about 11 s), then 10 s more.
+    lasting = sum(len(expected(prerendered, "ru", k, p)) for k, p in said) / audio.SAMPLE_RATE
+    await until(lambda: announcer.idle and len(announcer.spoken) == 3, seconds=10 + lasting)
     first = dict(announcer.spoken)
     last = first["night.sleep"] + len(expected(prerendered, "ru", "night.sleep", {})) // 960
     await until(lambda: max(recorder.frames) >= last)

@@ -27,6 +27,7 @@ from .conftest import (
     pitch,
     recording,
     sample,
+    spoken,
     trimmed,
     until,
     write_wav,
@@ -67,8 +68,8 @@ def expected(
     synth: Synthesizer, pack: VoicePack, key: str, params: dict[str, object]
 ) -> np.ndarray:
     """The phrase built by hand: each recorded fragment is its WAV's samples (trimmed), each
-    other one espeak-ng's rendering; whole 20 ms frames, the last one padded."""
-    catalogue = Catalogue.load("uk")
+    other one the default engine's rendering; whole 20 ms frames, the last one padded."""
+    catalogue = spoken("uk")
     pieces = []
     for fragment in catalogue.fragments(key, params):
         if fragment.key in pack.files:
@@ -166,7 +167,7 @@ async def test_an_unusable_recording_is_synthesised_instead(
             said = [await frames.__anext__() for _ in range(20)]
     finally:
         await voice.stop()
-    catalogue = Catalogue.load("uk")
+    catalogue = spoken("uk")
     (synthesised,) = prerendered.render(catalogue.chunks("night", {}), catalogue.voice)
     pcm = np.concatenate(said)
     start = int(np.flatnonzero(np.abs(pcm.astype(np.int32)) > 0)[0]) // 960 * 960
@@ -270,7 +271,7 @@ async def test_a_recording_of_words_the_catalogue_changed_is_synthesised(
         said = [await frames.__anext__() for _ in range(20)]
     finally:
         await voice.stop()
-    catalogue = Catalogue.load("uk")
+    catalogue = spoken("uk")
     (synthesised,) = prerendered.render(catalogue.chunks("night", {}), catalogue.voice)
     pcm = np.concatenate(said)
     start = int(np.flatnonzero(np.abs(pcm.astype(np.int32)) > 0)[0]) // 960 * 960
