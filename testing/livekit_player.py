@@ -63,10 +63,9 @@ class Player:
         task.add_done_callback(self._tasks.discard)
 
     async def _republish(self) -> None:
-        try:
+        # revoked again before the server answered (or the connection blipped)
+        with contextlib.suppress(PublishTrackError):
             await self.publish()
-        except PublishTrackError:
-            pass  # revoked again before the server answered (or the connection blipped)
 
     async def _drop(self) -> None:
         for sid in list(self.room.local_participant.track_publications):
