@@ -58,9 +58,14 @@ class Player:
         # (what the widget does in the browser: setMicrophoneEnabled(true)).
         if participant.identity != self.room.local_participant.identity:
             return
-        task = asyncio.create_task(self.publish() if new.can_publish else self._drop())
+        task = asyncio.create_task(self._republish() if new.can_publish else self._drop())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _republish(self) -> None:
+        # revoked again before the server answered (or the connection blipped)
+        with contextlib.suppress(PublishTrackError):
+            await self.publish()
 
     async def _drop(self) -> None:
         for sid in list(self.room.local_participant.track_publications):

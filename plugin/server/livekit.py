@@ -114,6 +114,7 @@ class LiveKitTables:
             lambda: bot_token(self.creds, name),
             events=room,
             on_session=joined,
+            on_reconnect=room.relist_soon,
         )
         hosted = BotRoom(room, bot, None, replaces=replaces)
         voice = (

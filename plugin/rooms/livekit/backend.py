@@ -12,10 +12,14 @@ rejoined with his token's grants, or an update lost on the way, is put right; it
 its own schedule, however often room events wake the loop in between.
 
 An update changes only the publish fields of what the participant holds (permissions.py).
-Joins and leaves are matched to the participant's session (sid): a leave for a session
-that is not the one in the room (stale, or replayed) changes nothing, nor does a join of a
-session already gone. The live host and the bot are proved, not named (proof.py): an
-unproved `host` or a second `autohost-bot` is silenced like any participant without a seat.
+What LiveKit lists now is the truth about who is in the room (issue 30): a leave (the
+bot's SDK reports every participant gone and back on a full reconnect; a signed webhook
+may name a session that is still there) keeps the session under the room's control and
+has the room re-read within a second; only a listing without it, or a 404 for it, takes
+it out. A join of a session remembered as gone is believed once a listing shows it. Any
+reconnect of the bot (`relist_soon`) and any retried call re-read the room at once. The
+live host and the bot are proved, not named (proof.py): an unproved `host` or a second
+`autohost-bot` is silenced like any participant without a seat.
 """
 
 from __future__ import annotations
@@ -26,75 +30,40 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from dataclasses import replace
+from typing import Any, TypeVar
 
 import aiohttp
 from livekit.api.twirp_client import ServerError
-from livekit.protocol.models import ParticipantInfo, ParticipantPermission
+from livekit.protocol.models import ParticipantInfo
 from livekit.protocol.room import (
     ListParticipantsRequest,
-    ListParticipantsResponse,
-    RemoveParticipantResponse,
     RoomParticipantIdentity,
     UpdateParticipantRequest,
 )
 
 from plugin.host.ports import PresenceCallback
+from plugin.rooms.livekit import service
 from plugin.rooms.livekit.permissions import Policy, PublishPermission
 from plugin.rooms.livekit.presence import Presence
-from plugin.rooms.livekit.proof import host_proof, is_proved_host
+from plugin.rooms.livekit.proof import host_proof
 from plugin.rooms.livekit.seats import (
     BOT_IDENTITY,
     MAX_SEAT,
     check_seat,
-    link_of,
-    seat_of,
 )
+from plugin.rooms.livekit.seen import Seen, see
+from plugin.rooms.livekit.service import Retry, RoomService, not_found
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 R = TypeVar("R")
-GONE_SESSIONS = 1024  # sids remembered as left, so a stale join of one changes nothing
+GONE_SESSIONS = 1024  # sids remembered as left: a join of one waits for a listing
+RELIST_SECONDS = 0.2  # a leave is checked against a listing this soon (well within 1 s)
+RELIST_RETRY_SECONDS = 0.5  # a re-read that failed is tried again this soon
 
-
-class RoomService(Protocol):
-    """The two RoomService calls we use; `livekit.api.RoomService` is one."""
-
-    async def list_participants(
-        self, list: ListParticipantsRequest
-    ) -> ListParticipantsResponse: ...
-
-    async def update_participant(self, update: UpdateParticipantRequest) -> ParticipantInfo: ...
-
-    async def remove_participant(
-        self, remove: RoomParticipantIdentity
-    ) -> RemoveParticipantResponse: ...
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Retry:
-    """Backoff for one RoomService call: 5xx and timeouts are retried, 4xx are not."""
-
-    attempts: int = 6
-    first_delay: float = 0.05
-    max_delay: float = 1.0
-    attempt_timeout: float = 2.0
-
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """A participant as we last saw him: his seat, kind, session, what he may publish (None:
-    unknown) and the whole permission that is part of (kept when we change it)."""
-
-    seat: int | None
-    publishing: PublishPermission | None
-    standard: bool = True
-    sid: str = ""
-    permission: ParticipantPermission | None = None
-    host: bool = False  # the proved live host (proof.py)
-    stale: bool = False  # his token was minted for a link re-issued since: nobody's seat
+__all__ = ["LiveKitRoom", "Retry", "RoomService", "Seen"]
 
 
 class LiveKitRoom:
@@ -136,6 +105,8 @@ class LiveKitRoom:
         self._released = False
         self._stopping = False
         self._gone: OrderedDict[str, None] = OrderedDict()
+        self._left_meanwhile: set[str] = set()  # sids that left while a listing was out
+        self._due: float | None = None  # loop time of a re-read asked for (relist_soon)
         self._listing: dict[str, Seen] | None = None  # joins while a reconcile lists the room
         self._lock = asyncio.Lock()  # one RoomService call at a time (livekit/livekit#2079)
         self._wake = asyncio.Event()
@@ -207,7 +178,10 @@ class LiveKitRoom:
     async def participant_joined(self, info: ParticipantInfo) -> None:
         """A participant is in the room: let him publish what the engine says, soon."""
         if info.sid and info.sid in self._gone:
-            return  # a join of a session that already left (stale or replayed)
+            # A session remembered as gone: a stale or replayed join, or the bot's SDK
+            # reporting everybody back after a full reconnect. A listing decides.
+            self.relist_soon()
+            return
         before = self.participants.get(info.identity)
         if before is not None and before.sid and info.sid and before.sid != info.sid:
             self._forget_session(before.sid)  # a new session replaces the old one
@@ -225,26 +199,45 @@ class LiveKitRoom:
         self._wake.set()
 
     async def participant_left(self, info: ParticipantInfo) -> None:
-        """A session left; a leave of another session than the one in the room is stale."""
+        """A session left, says the bot's SDK or a webhook. He stays under control (revoked
+        at the next turn change like anybody) until a listing without him, which comes
+        within RELIST_SECONDS: a remembered leave never outweighs what LiveKit lists."""
         seen = self.participants.get(info.identity)
         if info.sid:
             self._forget_session(info.sid)
-            if self._listing is not None:  # a reconcile's listing may still show it
+            if self._listing is not None:  # the listing on its way may predate the leave
                 self._listing.pop(info.identity, None)
+                self._left_meanwhile.add(info.sid)
         if seen is None or (seen.sid and info.sid != seen.sid):
             return  # another session's, or none named (LiveKit always names it): stale
-        await self._left(info.identity)
+        self.participants[info.identity] = replace(seen, left=True)
+        await self._report_left(seen)
+        self.relist_soon(RELIST_SECONDS)
 
     async def bot_joined(self, sid: str) -> None:
-        """Our own bot joined as session `sid`: only that session publishes as the bot."""
+        """Our own bot joined as session `sid`: only that session publishes as the bot.
+        A join of the bot is a new connection: what it saw before may be stale."""
         self.bot_sid = sid
+        self.relist_soon()
         await self._converge()
+
+    def relist_soon(self, delay: float = 0.0) -> None:
+        """Re-read the room within `delay` seconds (the bot reconnected; a leave to check;
+        a call that needed retries): the listing is the truth."""
+        with contextlib.suppress(RuntimeError):  # no loop: nothing runs to re-read anyway
+            due = asyncio.get_running_loop().time() + delay
+            self._due = due if self._due is None else min(self._due, due)
+            self._wake.set()
 
     async def _left(self, identity: str) -> None:
         seen = self.participants.pop(identity, None)
-        if seen is None or seen.seat is None:
+        if seen is not None and not seen.left:
+            await self._report_left(seen)
+
+    async def _report_left(self, seen: Seen) -> None:
+        if seen.seat is None:
             return
-        if not any(other.seat == seen.seat for other in self.participants.values()):
+        if not any(o.seat == seen.seat and not o.left for o in self.participants.values()):
             await self.presence.left(seen.seat)
 
     def _forget_session(self, sid: str) -> None:
@@ -258,30 +251,37 @@ class LiveKitRoom:
     async def reconcile(self) -> None:
         """Re-read the room from ListParticipants, report presence, re-apply the grants."""
         async with self._lock:
-            # Joins and leaves that come while ListParticipants is on its way are newer
+            # Joins and leaves that come while ListParticipants is on its way may be newer
             # than its answer: a join is kept (not overwritten by the older listing, which
             # left a player who joined meanwhile with the microphone his token allowed
-            # until the next reconcile), a session that left is not brought back.
-            self._listing = {}
+            # until the next reconcile); a session that left is left out of this listing
+            # and the room is re-read at once, so the server has the last word.
+            self._listing, self._left_meanwhile = {}, set()
             try:
                 listed = await self._call(
                     self._service.list_participants, ListParticipantsRequest(room=self.room)
                 )
                 infos = list(listed.participants)
             except ServerError as error:
-                if error.status != 404 and error.code != "not_found":
+                if not not_found(error):
                     raise
                 infos = []  # the room does not exist yet: nobody is in it
             finally:
                 newer, self._listing = self._listing, None
+                left_meanwhile, self._left_meanwhile = self._left_meanwhile, set()
             before = dict(self.participants)
-            self.participants = {
-                info.identity: self._seen(info) for info in infos if info.sid not in self._gone
-            }
+            self.participants = {}
+            for info in infos:
+                if info.sid in left_meanwhile:
+                    continue
+                self._gone.pop(info.sid, None)  # listed: here, whatever was remembered
+                self.participants[info.identity] = self._seen(info)
             for identity, seen in newer.items():
                 listed_seen = self.participants.get(identity)
                 if listed_seen is None or listed_seen.sid != seen.sid:
                     self.participants[identity] = seen
+            if left_meanwhile:
+                self.relist_soon()
         for identity in before.keys() - self.participants.keys():
             self.participants[identity] = before[identity]  # so that the leave is reported
             await self._left(identity)
@@ -295,6 +295,11 @@ class LiveKitRoom:
         if seen.host or (identity == BOT_IDENTITY and seen.sid == self.bot_sid):
             held = seen.publishing
             return None if held is not None and held.publish else self.policy.always()
+        if identity == BOT_IDENTITY and self.bot_sid is not None:
+            # Another session under our bot's identity: an update names the identity, not
+            # the session, so it would land on our own bot once it is back. An impostor
+            # is removed instead (the bot's own rejoin replaces him).
+            return None
         if not seen.standard and seen.seat is None:
             return None  # the club's egress, agents or SIP lines, seated nowhere: theirs
         if self._speakers is None and not self._released:
@@ -332,8 +337,8 @@ class LiveKitRoom:
         try:
             info = await self._call(self._service.update_participant, request)
         except ServerError as error:
-            if error.status == 404 or error.code == "not_found":
-                self.participants.pop(identity, None)  # he left meanwhile
+            if not_found(error):
+                await self._left(identity)  # he left meanwhile
                 return True
             return self._failed(identity, error)
         except (TimeoutError, aiohttp.ClientError) as error:
@@ -355,25 +360,13 @@ class LiveKitRoom:
         return False
 
     async def _call(self, method: Callable[[T], Awaitable[R]], request: T) -> R:
-        """One RoomService call (the caller holds the lock), retried on 5xx and timeouts."""
-        delay = self.retry.first_delay
-        for attempt in range(1, self.retry.attempts + 1):
-            try:
-                async with asyncio.timeout(self.retry.attempt_timeout):
-                    return await method(request)
-            except ServerError as error:
-                if error.status < 500 or attempt == self.retry.attempts:
-                    raise
-                reason: object = error
-            except (TimeoutError, aiohttp.ClientError) as error:
-                if attempt == self.retry.attempts:
-                    raise
-                reason = error
-            self.retries += 1
-            log.info("livekit: %s failed (%s), retry %d", type(request).__name__, reason, attempt)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, self.retry.max_delay)
-        raise AssertionError("unreachable")
+        """One RoomService call (the caller holds the lock), retried on 5xx and timeouts.
+        A retry means the way to the server failed meanwhile: the room is re-read after."""
+        return await service.call(method, request, self.retry, self._retried)
+
+    def _retried(self) -> None:
+        self.retries += 1
+        self.relist_soon()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -383,13 +376,16 @@ class LiveKitRoom:
             # joining every 2 s) must not push it back for ever. asyncio.timeout, not
             # wait_for: Python 3.11's wait_for can swallow a cancellation that arrives as
             # its timeout fires (cpython#86296), and stop() then waited for ever.
+            deadline = next_reconcile if self._due is None else min(next_reconcile, self._due)
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(max(0.0, next_reconcile - loop.time())):
+                async with asyncio.timeout(max(0.0, deadline - loop.time())):
                     await self._wake.wait()
             self._wake.clear()
-            due = loop.time() >= next_reconcile
+            now = loop.time()
+            due = now >= next_reconcile or (self._due is not None and now >= self._due)
             if due:
-                next_reconcile = loop.time() + self.reconcile_every
+                next_reconcile = now + self.reconcile_every
+                self._due = None
             try:
                 await (self.reconcile() if due else self._converge())
             except asyncio.CancelledError:
@@ -397,41 +393,15 @@ class LiveKitRoom:
             except Exception as error:  # keep reconciling: the server may come back
                 self.last_error = error
                 log.warning("livekit: reconcile of %s failed: %s", self.room, error)
+                if due:
+                    self.relist_soon(min(self.reconcile_every, RELIST_RETRY_SECONDS))
 
     def seen(self, info: ParticipantInfo) -> Seen:
         """Who `info` is to this room: his seat, or the proved host (the overlay's RPC)."""
         return self._seen(info)
 
     def _seen(self, info: ParticipantInfo) -> Seen:
-        standard = info.kind == ParticipantInfo.Kind.STANDARD
-        permission = ParticipantPermission()
-        permission.CopyFrom(info.permission)
-        host = is_proved_host(self.host_proof, info.identity, info.attributes, permission)
-        fixed = _fixed_attributes(info, permission)
-        seat = None if host else seat_of(info.identity, fixed)
-        if seat is not None and seat > self.seats:
-            seat = None
-        stale = self._stale(info.identity)
-        return Seen(
-            seat=None if stale else seat,
-            publishing=PublishPermission.of(permission),
-            standard=standard,
-            sid=info.sid,
-            permission=permission,
-            host=host and not stale,
-            stale=stale,
-        )
-
-    def _stale(self, identity: str) -> bool:
-        """Whether this identity of ours was minted for a link re-issued since (its
-        generation is older than its link's now): he sits nowhere, is not the host, is
-        silenced, and the re-issue removes him. Read from the identity, which nobody can
-        change once joined; a club's own identities are the club's to re-issue."""
-        minted = link_of(identity)
-        if minted is None:
-            return False
-        link, generation = minted
-        return generation < self.generations().get(link, 0)
+        return see(info, self.host_proof, self.seats, self.generations())
 
     async def reissued(self) -> None:
         """A link of this table was re-issued: every session of an older token of ours is
@@ -446,15 +416,8 @@ class LiveKitRoom:
                 try:
                     await self._call(self._service.remove_participant, request)
                 except ServerError as error:
-                    if error.status != 404 and error.code != "not_found":
+                    if not not_found(error):
                         raise
                 self.participants.pop(identity, None)  # that session is over
                 if seen.sid:
                     self._forget_session(seen.sid)
-
-
-def _fixed_attributes(info: ParticipantInfo, held: ParticipantPermission) -> Mapping[str, str]:
-    """The attributes that may bind a seat: none when the participant can rewrite his own
-    (can_update_metadata, which a revoke now keeps), or he could take another seat's turn
-    by setting `seat`; his identity (`seat-N`) still binds him."""
-    return {} if held.can_update_metadata else info.attributes

@@ -10,7 +10,8 @@ the process, so 20 ms captures cost ~1.2 % of a core per speaking bot in Python 
 `capture_frame` waits while the source's queue is full, which paces a producer that runs
 ahead of real time. The bot also sees who joins and leaves
 and passes that to the room (the same events the webhook brings; duplicates are fine).
-The SDK resumes a dropped connection by itself; when the room is lost for good anyway
+The SDK resumes a dropped connection by itself (each "reconnecting"/"reconnected" calls
+`on_reconnect`: the room is re-read, issue 30); when the room is lost for good anyway
 (removed by an admin, server restarted, or another participant joined with the bot's
 identity and LiveKit replaced us) the bot joins again with backoff, on the same audio
 source. A duplicate is logged and counted: the bot's identity proves nothing by itself, the
@@ -81,6 +82,7 @@ class LiveKitBot:
         rejoin_delay: float = 0.5,
         on_session: Callable[[str], Awaitable[None]] | None = None,
         quiet_after: float = QUIET_SECONDS,
+        on_reconnect: Callable[[], None] | None = None,
     ) -> None:
         self.url = url
         self.room = rtc.Room()
@@ -99,6 +101,8 @@ class LiveKitBot:
         self._duplicate_streak = 0  # those in a row, each time the bot was in only briefly
         self._joined_at = 0.0
         self._on_session = on_session
+        self._on_reconnect = on_reconnect
+        self.reconnects = 0  # the SDK's reconnecting/reconnected events (resumes, restarts)
         self._token = token
         self._rejoin_delay = rejoin_delay
         self._stopping = False
@@ -132,6 +136,10 @@ class LiveKitBot:
         room.on("participant_disconnected", self._left)
         room.on("disconnected", self._disconnected)
         room.on("local_track_subscribed", lambda *_: self._subscribed.set())
+        # A resume or a full restart of the SDK's connection: what the room believes may
+        # be stale (a restart reports everybody gone and back), so it is re-read at once.
+        room.on("reconnecting", self._reconnecting)
+        room.on("reconnected", self._reconnecting)
         token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
         narrow_events(room)  # one server hosts many bots: each hears its own room only
@@ -144,6 +152,12 @@ class LiveKitBot:
             await self._publish()
         for participant in room.remote_participants.values():
             self._joined(participant)
+
+    def _reconnecting(self, *_: object) -> None:
+        self.reconnects += 1
+        log.info("livekit: the bot's connection to %s is being restored", self.room.name)
+        if self._on_reconnect is not None:
+            self._on_reconnect()
 
     def _disconnected(self, reason: int) -> None:
         if self._stopping or reason == rtc.DisconnectReason.CLIENT_INITIATED:
