@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from testing import ADMIN_KEY, SECRET, AutohostProcess, free_port
+from testing import ADMIN_KEY, SECRET, AutohostProcess, bound_by_permissions, free_port
 from testing.certs import self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,23 +36,11 @@ def folder() -> Iterator[Path]:
 
 def serve(cert: Path, key: Path, db: Path) -> subprocess.CompletedProcess[str]:
     """`autohost serve` with these files, unable to read what its permissions forbid; bounded."""
-    command = [*unprivileged(), sys.executable, "-m", "plugin.cli", "serve"]
+    command = [*bound_by_permissions(), sys.executable, "-m", "plugin.cli", "serve"]
     command += ["--port", str(free_port()), "--no-voice", "--db", str(db)]
     command += ["--tls-cert", str(cert), "--tls-key", str(key)]
     env = {**os.environ, "AUTOHOST_SECRET": SECRET, "AUTOHOST_ADMIN_KEY": ADMIN_KEY}
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
-
-
-def unprivileged() -> list[str]:
-    """What to run the command under so that permissions bind it: nothing for a user, and
-    for root, setpriv without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("running as root without setpriv (util-linux) to drop root's file access")
-    caps = "-dac_override,-dac_read_search"
-    return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", "--"]
 
 
 def assert_one_line(result: subprocess.CompletedProcess[str], *named: str) -> str:
