@@ -6,6 +6,7 @@ with no read permission is unreadable to it as to a service's user."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -83,8 +84,10 @@ def test_a_file_that_is_not_pem_is_refused(folder: Path) -> None:
     assert "not a PEM certificate" in swapped
 
 
-def test_readable_matching_files_serve(folder: Path) -> None:
-    """The control: the same kind of files, readable and matching, get past the check."""
+def test_readable_matching_files_serve_and_table_new_trusts_a_private_ca(folder: Path) -> None:
+    """The control: the same kind of files, readable and matching, get past the check. And
+    `autohost table new --server` refuses the private certificate saying how to trust it,
+    then creates the table with `--ca-file`."""
     cert, key = self_signed(folder / "tls", NAME)
     port = free_port()
     server = AutohostProcess(
@@ -106,5 +109,17 @@ def test_readable_matching_files_serve(folder: Path) -> None:
     server.start()
     try:
         assert f"listening on https://127.0.0.1:{port}" in server.output[-1]
+        command = [sys.executable, "-m", "plugin.cli", "table", "new", "--json"]
+        command += ["--server", f"https://127.0.0.1:{port}", "--db", str(folder / "log.db")]
+        env = {**os.environ, "AUTOHOST_ADMIN_KEY": ADMIN_KEY}
+        refused = subprocess.run(
+            command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        )
+        assert refused.returncode != 0 and "CERTIFICATE_VERIFY_FAILED" in refused.stderr
+        assert "--ca-file" in refused.stderr and "Traceback" not in refused.stderr
+        made = subprocess.run([*command, "--ca-file", str(cert)], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        assert json.loads(made.stdout)["seats"][0]["link"].startswith("http")
     finally:
         server.stop()
