@@ -52,7 +52,7 @@ from .load import (
     run_load,
 )
 from .loopback import free_port, serve
-from .process import ADMIN_KEY, SECRET, AutohostProcess, ServerProcess
+from .process import ADMIN_KEY, SECRET, AutohostProcess, ServerProcess, bound_by_permissions
 from .socket_client import (
     AsyncClient,
     Client,
@@ -84,6 +84,7 @@ __all__ = [
     "ServerProcess",
     "TableDriver",
     "TestClient",
+    "bound_by_permissions",
     "connect",
     "eventually",
     "frame",

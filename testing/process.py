@@ -5,12 +5,15 @@
   SIGKILL (a crash), SIGTERM or SIGINT (a clean stop); its CPU time and memory from /proc.
 - `ServerProcess`: `autohost serve` on a free loopback port with its SQLite log, started
   again after a crash with the very same command.
+- `bound_by_permissions()`: what to run a command under so that file permissions bind it
+  as they bind a service's user, even when the tests run as root.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +29,21 @@ from plugin.paths import ROOT
 
 from .loopback import free_port
 from .socket_client import socket_url
+
+
+def bound_by_permissions() -> list[str]:
+    """A prefix for a command so that a file it has no permission to read or write stays
+    closed to it: nothing for a user; for root, setpriv without CAP_DAC_OVERRIDE and
+    CAP_DAC_READ_SEARCH (the capabilities that let root open any file). Raises
+    RuntimeError as root without setpriv (util-linux)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise RuntimeError("running as root without setpriv (util-linux) to drop file access")
+    caps = "-dac_override,-dac_read_search"
+    return [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", "--"]
+
 
 ADMIN_KEY = "test-admin-key"
 SECRET = "test-secret-0123456789abcdef0123"  # 32 bytes: the signer refuses shorter ones

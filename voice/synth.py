@@ -12,6 +12,7 @@ voice a table uses: voice.engines.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes.util
 import functools
 import hashlib
@@ -22,7 +23,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,12 @@ def engine_version(engine: str = "espeak") -> str:
 def _espeak_version() -> str:
     require_espeak()
     out = subprocess.run(
-        ["espeak-ng", "--version"], capture_output=True, text=True, check=False, timeout=10
+        ["espeak-ng", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=10,
+        env={**os.environ, "PULSE_SERVER": NO_SOUND_SERVER},  # it opens a sound device too
     ).stdout
     espeak = out.split(":", 1)[-1].split("Data at")[0].strip() or "unknown"
     pyttsx3 = importlib.metadata.version("pyttsx3")
@@ -173,12 +179,35 @@ class _Worker:
             require_espeak()
             from pyttsx3.drivers import _espeak as espeak  # type: ignore[import-untyped]
 
-            rate = espeak.Initialize(espeak.AUDIO_OUTPUT_SYNCHRONOUS, 200)
+            with _no_sound_server():
+                rate = espeak.Initialize(espeak.AUDIO_OUTPUT_SYNCHRONOUS, 200)
             if rate <= 0:
                 raise SynthesisError("could not initialise espeak-ng")
             espeak.SetSynthCallback(self._collect)
             self._espeak, self._rate = espeak, rate
         return self._espeak
+
+
+# libespeak-ng 1.51 (Debian 12) opens a sound device in espeak_Initialize even for
+# synchronous output, which never plays: pcaudiolib tries PulseAudio, and libpulse makes
+# ~/.config/pulse (under the unit's read-only checkout: "Failed to create secure directory",
+# issue 32) and looks for a server. An empty server list makes it give up before that: no
+# directory, no socket, no DNS lookup (PULSE_SERVER=none looks up a host "none"), no message.
+NO_SOUND_SERVER = ""
+
+
+@contextlib.contextmanager
+def _no_sound_server() -> Iterator[None]:
+    """PULSE_SERVER pointed nowhere while espeak-ng initialises, then put back."""
+    before = os.environ.get("PULSE_SERVER")
+    os.environ["PULSE_SERVER"] = NO_SOUND_SERVER
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PULSE_SERVER"]
+        else:
+            os.environ["PULSE_SERVER"] = before
 
 
 _worker_lock = threading.Lock()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from plugin.server import PortInUse, run, run_until_signalled
+from plugin.server import PortInUse, TlsFilesError, run, run_until_signalled
 from plugin.server.config import ConfigError, add_flags, merged, options_from
 
 
@@ -44,7 +44,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         return run_until_signalled(lambda: run(options), name="autohost")
-    except PortInUse as error:
+    except (PortInUse, TlsFilesError) as error:  # a file changed since the check above
         print(f"autohost serve: {error}", file=sys.stderr)
         return 2
 

@@ -3,16 +3,19 @@
     autohost table new --preset online --lang uk --seats 10 --names "A,B,..."
                        [--voice-pack NAME] [--voice-engine auto|rhvoice|espeak]
                        [--voice-name NAME] [--livekit-room NAME] [--db var/autohost.db]
-                       [--base-url URL] [--server URL [--admin-key-file F]] [--json]
+                       [--base-url URL] [--server URL [--admin-key-file F] [--ca-file PEM]]
+                       [--json]
 
 Without --server the table is written straight into the event log at --db (the server
-opens it on first use); with --server it is created over HTTP (POST /api/tables).
+opens it on first use); with --server it is created over HTTP (POST /api/tables), trusting
+the system's certificate authorities and the one in --ca-file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import ssl
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,6 +57,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         type=Path,
         default=None,
         help="with --server; default: $AUTOHOST_ADMIN_KEY or <db>.admin-key",
+    )
+    new.add_argument(
+        "--ca-file",
+        type=Path,
+        default=None,
+        help="with --server: trust the certificate authority in this PEM file (a private "
+        "CA, or Caddy's `tls internal` root) besides the system's",
     )
     new.add_argument("--json", action="store_true", help="print the answer as JSON")
     return parser.parse_args(argv)
@@ -102,16 +112,29 @@ def create_remote(args: argparse.Namespace, record: dict[str, Any]) -> dict[str,
 
     given = read_admin_key_file(args.admin_key_file) if args.admin_key_file else None
     key = load_admin_key(_files(args.db), given)
+    verify: ssl.SSLContext | bool = True
+    if args.ca_file is not None:
+        verify = ssl.create_default_context()
+        try:
+            verify.load_verify_locations(cafile=args.ca_file)
+        except (OSError, ssl.SSLError) as error:
+            raise ValueError(
+                f"--ca-file {args.ca_file}: not a readable PEM file ({error})"
+            ) from None
     try:
         answer = httpx.post(
             args.server.rstrip("/") + "/api/tables",
             json=record,
             headers={"Authorization": f"Bearer {key}"},
             timeout=10,
+            verify=verify,
         )
         body = answer.json()
     except (httpx.HTTPError, ValueError) as error:
-        raise ValueError(f"no answer from {args.server}: {error}") from None
+        hint = ""
+        if "CERTIFICATE_VERIFY_FAILED" in str(error):
+            hint = " (a server with a private CA's certificate: --ca-file CA.pem)"
+        raise ValueError(f"no answer from {args.server}: {error}{hint}") from None
     if answer.status_code != 201:
         raise ValueError(f"{body.get('error')}: {body.get('message')}")
     return body  # type: ignore[no-any-return]

@@ -23,6 +23,7 @@ from typing import Any
 from plugin.web.ice import DEFAULT_TURN_TTL, IceSettings
 
 from .options import DEFAULT_DB, ServerOptions
+from .tls import TlsFilesError, check_tls_files
 
 TURN_SECRET_ENV = "AUTOHOST_TURN_SECRET"
 
@@ -385,7 +386,11 @@ def options_from(values: Mapping[str, Any]) -> ServerOptions:
         )
     except ValueError as error:
         raise ConfigError(str(error)) from None
-    for path in (options.tls_cert, options.tls_key):
-        if path is not None and not path.is_file():
-            raise ConfigError(f"tls: no such file {path}")
+    # Read, not just looked at: certbot's live/ folder is root-only, so a certificate in it
+    # "does not exist" for the service's user, and only reading it says why.
+    if options.tls_cert is not None and options.tls_key is not None:
+        try:
+            check_tls_files(options.tls_cert, options.tls_key)
+        except TlsFilesError as error:
+            raise ConfigError(str(error)) from None
     return options

@@ -27,6 +27,8 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from .tls import check_tls_files
+
 logger = logging.getLogger(__name__)
 # A shutdown waits this long for open connections (a client that never reads must not hold
 # the server forever), then closes them.
@@ -271,9 +273,7 @@ async def listening(
     address or scheme.
     """
     if tls is not None:
-        for path in tls:
-            if not path.is_file():
-                raise FileNotFoundError(f"TLS file not found: {path}")
+        check_tls_files(*tls)  # one line naming the file, before uvicorn's traceback could
     sock = listening_socket(host)
     try:
         sock.bind((host, port))

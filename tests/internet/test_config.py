@@ -104,7 +104,7 @@ def test_every_setting_has_a_flag_and_the_old_flags_still_work() -> None:
         ),
         ("[ice]\nstun = ['http://x']\n", "not a STUN URL"),
         ("[tls]\ncert = 'no/such.pem'\n", "both the certificate and its key"),
-        ("[tls]\ncert = 'no/such.pem'\nkey = 'no/such.key'\n", "no such file"),
+        ("[tls]\ncert = 'no/such.pem'\nkey = 'no/such.key'\n", "does not exist"),
     ],
 )
 def test_a_bad_file_is_refused_naming_what_is_wrong(

@@ -8,7 +8,7 @@ import os
 import struct
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -96,18 +96,23 @@ AUTOHOST = paths.ROOT / ".venv" / "bin" / "autohost"
 
 
 def autohost(
-    *args: str, cache: Path, env: dict[str, str] | None = None
+    *args: str,
+    cache: Path,
+    env: Mapping[str, str | None] | None = None,
+    prefix: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """Run `autohost ARGS` with its cache in `cache` (and `env` on top of ours)."""
+    """Run `autohost ARGS` with its cache in `cache` (and `env` on top of ours: None removes
+    a variable), under `prefix` (e.g. testing.bound_by_permissions())."""
+    merged = {**os.environ, "AUTOHOST_CACHE": str(cache), **(env or {})}
     # The installed entry point when the project is installed (scripts/test does that),
     # else the same `plugin.cli:main` through the interpreter.
     command = [str(AUTOHOST)] if AUTOHOST.exists() else [sys.executable, "-m", "plugin.cli"]
     return subprocess.run(
-        [*command, *args],
+        [*prefix, *command, *args],
         capture_output=True,
         text=True,
         cwd=paths.ROOT,
-        env={**os.environ, "AUTOHOST_CACHE": str(cache), **(env or {})},
+        env={name: value for name, value in merged.items() if value is not None},
         timeout=120,
         check=False,
     )
