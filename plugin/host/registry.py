@@ -27,8 +27,8 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
 from plugin.tasks import cancel_and_wait
 
@@ -37,7 +37,7 @@ from .ending import end_view
 from .game import check_settings, is_event_record, replay
 from .leasing import LeaseLoop
 from .ports import Clock, Fenced, Hub, Leases, Log, LogUnavailable, RoomBackend, Snapshot, Voice
-from .records import SUCCESSOR, link_generations
+from .records import SUCCESSOR, link_generations, reissued
 from .settings import SettingsError, TableSettings
 from .silent import SilentRoom, SilentVoice
 from .table import Table
@@ -317,6 +317,17 @@ class Registry:
                 fresh = dataclasses.replace(old, seed=secrets.randbits(63), roles=None)
                 await self.create(fresh, table_id=successor)
             return successor
+
+    async def reissue_archived(
+        self, table_id: str, seats: Sequence[int | Literal["host", "watch", "invite"]]
+    ) -> bool:
+        """New links for these seats of an archived table (issue 31: a finished game's
+        leaked link is revoked, its end screen and its path to the next game with it).
+        False if the table is not archived here."""
+        if table_id in self.tables or not self.log.is_archived(table_id):
+            return False
+        await self._write_archived(table_id, reissued(seats))
+        return True
 
     async def _write_archived(self, table_id: str, record: dict[str, Any]) -> None:
         """One record in an archived table's log. A shared log fences every write with the

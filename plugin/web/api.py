@@ -24,7 +24,8 @@ from plugin.host.table import Table
 from plugin.host.views import STREAM, Viewer, build_view
 from plugin.signing import INVITE, TokenError
 
-from .context import Server, bearer, is_admin
+from . import succession
+from .context import LinkState, Server, bearer, is_admin
 
 MAX_BODY_BYTES = 16 * 1024
 
@@ -194,7 +195,7 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
     async def reissue(request: Request) -> Response:
         table = await server.table(request.path_params["table_id"])
         if table is None:
-            return _error(404, "no_table", "no such table")
+            return await _reissue_archived(server, request)
         if not (is_admin(server, request) or _is_host_of(server, request, table)):
             return _error(401, "not_host", "this needs the table's host link or the admin key")
         try:
@@ -232,6 +233,43 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
     return reissue
 
 
+async def _reissue_archived(server: Server, request: Request) -> Response:
+    """POST .../reissue at an archived table (issue 31): its links are revoked too, so a
+    leaked link of a finished game loses its end screen and its path to the next game
+    (succession.py). Its pages still open are closed. Answers {"id", "reissued"}."""
+    table_id, registry = request.path_params["table_id"], server.registry
+    try:
+        archived = registry is not None and registry.log.is_archived(table_id)
+        links = server.link_state(table_id) if archived else None
+    except LogUnavailable as failure:
+        return _error(503, "log_unavailable", str(failure))
+    if registry is None or links is None or table_id in registry.broken:
+        return _error(404, "no_table", "no such table")
+    if not (is_admin(server, request) or _is_host_of(server, request, links)):
+        return _error(401, "not_host", "this needs the table's host link or the admin key")
+    try:
+        body = await read_body(request, MAX_BODY_BYTES)
+        wanted = _REISSUE.decode(body) if body else _Reissue()
+    except BadBody as refusal:
+        return _error(refusal.status, refusal.code, refusal.message)
+    except (msgspec.DecodeError, RecursionError) as error:
+        return _error(400, "bad_request", f'expected {{"seat": N | "host" | "watch"}}: {error}')
+    everyone: list[int | Literal["host", "watch"]] = [HOST, WATCH, *range(1, links.seats + 1)]
+    if wanted.seat is not None and wanted.seat not in everyone:
+        return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
+    seats = everyone if wanted.seat is None else [s for s in everyone if s == wanted.seat]
+    try:
+        if not await registry.reissue_archived(table_id, seats):
+            return _error(404, "no_table", "no such table")
+    except LogUnavailable as failure:
+        return _error(503, "log_unavailable", str(failure))
+    for seat in seats:  # the end screens it opened
+        viewers: list[Viewer] = [None, STREAM] if seat == WATCH else [seat]
+        for viewer in viewers:
+            server.hub.close_viewer(table_id, viewer, "token_reissued", "this link was replaced")
+    return JSONResponse({"id": table_id, "reissued": seats})
+
+
 def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
     """POST /api/tables/{id}/next, with the admin key or the table's host token, once the
     game is over: the next game with the same players, at a NEW table (one game, one log,
@@ -245,9 +283,16 @@ def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
         if registry is None:
             return _error(503, "not_ready", "the server is starting or stopping")
         table_id = request.path_params["table_id"]
-        if not (is_admin(server, request) or _is_host_of(server, request, table_id)):
+        admin = is_admin(server, request)
+        if not (admin or _is_host_of(server, request, table_id)):
             return _error(401, "not_host", "this needs the table's host link or the admin key")
         try:
+            # The next game exists: the old host token acts on it only while its host
+            # link is the one the hand-over made (issue 31, succession.py).
+            started = None if admin else registry.final(table_id)
+            onward = started.successor if started is not None else None
+            if onward is not None and not succession.host_may_follow(server, onward):
+                return _error(401, *succession.REISSUED)
             successor = await registry.next_game(table_id)
         except KeyError:
             return _error(404, "no_table", "no such table")
@@ -257,24 +302,24 @@ def _next_game_endpoint(server: Server) -> Callable[[Request], Any]:
             return _error(409, refusal.code, refusal.message)
         except LogUnavailable as failure:
             return _error(503, "log_unavailable", str(failure))
-        server.hub.move_table(
-            table_id, lambda viewer: server.moved_to(successor, WATCH if viewer is None else viewer)
-        )
-        table = await registry.get(successor)
+        server.hub.move_table(table_id, lambda viewer: succession.moved(server, successor, viewer))
+        # The new table's links go to the admin only: an old host token never mints them
+        # (its pages are moved to their seats over their own sockets).
+        table = await registry.get(successor) if admin else None
         links = None if table is None else server.links(table)
         return JSONResponse({"id": table_id, "successor": successor, "links": links})
 
     return next_game
 
 
-def _is_host_of(server: Server, request: Request, table: Table | str) -> bool:
+def _is_host_of(server: Server, request: Request, table: Table | LinkState | str) -> bool:
     """Does the request carry the host token of this table (an open one, or by its id:
     live or archived)?"""
     key = bearer(request)
     if key is None:
         return False
     try:
-        links = table if isinstance(table, Table) else server.link_state(table)
+        links = server.link_state(table) if isinstance(table, str) else table
         return server.admit(key, links, "seat").is_host
     except (TokenError, LogUnavailable):
         return False

@@ -22,15 +22,12 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute
 from starlette.types import Scope
 
-from plugin.host.inputs import WATCH
 from plugin.host.ports import Clock, Leases, Log, LogUnavailable
 from plugin.host.registry import MAX_TABLES, Registry, RoomFactory, VoiceFactory
 from plugin.host.settings import SettingsError, TableSettings
 from plugin.host.table import Table
-from plugin.host.views import STREAM
 from plugin.signing import INVITE, Grant, Invite, Signer, TokenError, Watch, table_links
 
-from . import messages
 from .hub import Hub
 from .limits import (
     CONNECT_BURST,
@@ -233,16 +230,6 @@ class Server:
         if registry is not None and registry.leases and registry.log.table_settings(table_id):
             return "table_elsewhere", f"another server hosts table {table_id!r}; try again"
         return "no_table", f"no table {table_id!r}"
-
-    def moved_to(self, table_id: str, seat: int | Literal["host", "watch", "stream"]) -> bytes:
-        """The `moved` message that sends a page to `seat` at table `table_id` (the next
-        game), with a token of that seat's current link there ("stream": the overlay's)."""
-        generations = self.registry.link_generations(table_id) if self.registry else {}
-        link: int | Literal["host", "watch"] = WATCH if seat == STREAM else seat
-        token = self.signer.issue(
-            table_id, link, generation=generations.get(link, 0), stream=seat == STREAM
-        )
-        return messages.encode_moved(table_id, token)
 
     def elsewhere(self, table_id: str) -> str | None:
         """The public URL of the server that holds the table's lease now, if another."""

@@ -160,11 +160,17 @@ class Hub:
             connection.close_with(reply, CloseCode.ENDED, code)
         self.forget(table_id)
 
-    def move_table(self, table_id: str, moved: Callable[[Viewer], bytes]) -> None:
+    def move_table(self, table_id: str, moved: Callable[[Viewer], bytes | None]) -> None:
         """The next game is at another table: every session of this one gets its own
-        `moved` message (its seat's new token), then the socket closes."""
+        `moved` message (its seat's new token), then the socket closes; one whose link
+        the next game re-issued (None) is told `token_reissued` (succession.py)."""
         for connection in list(self._connections.get(table_id, ())):
-            connection.close_with(moved(connection.viewer), CloseCode.ENDED, "table_moved_on")
+            message = moved(connection.viewer)
+            if message is None:
+                refusal = messages.encode_error("token_reissued", "this link was replaced")
+                connection.close_with(refusal, CloseCode.ENDED, "token_reissued")
+            else:
+                connection.close_with(message, CloseCode.ENDED, "table_moved_on")
         self.forget(table_id)
 
     def close_viewer(self, table_id: str, viewer: Viewer, code: str, message: str) -> None:

@@ -24,7 +24,7 @@ from plugin.host.table import Table
 from plugin.host.views import STREAM, Viewer
 from plugin.signing import Grant, TokenError, Watch
 
-from . import messages, wire
+from . import messages, succession, wire
 from .close_codes import CloseCode
 from .context import LinkState, Server
 from .hub import Connection
@@ -108,7 +108,12 @@ async def _serve_finished(
         await _refuse(websocket, refused.code, refused.message, CloseCode.UNAUTHORIZED)
         return True
     if final.successor is not None:
-        moved = server.moved_to(final.successor, _viewer_of(grant) or WATCH)
+        # Only while the next game has not re-issued this link (issue 31, succession.py).
+        moved = succession.moved(server, final.successor, _viewer_of(grant) or WATCH)
+        if moved is None:
+            code, message = succession.REISSUED
+            await _refuse(websocket, code, message, CloseCode.UNAUTHORIZED)
+            return True
         await websocket.send_text(moved.decode())
         await websocket.close(code=CloseCode.ENDED, reason="table_moved_on")
         return True
