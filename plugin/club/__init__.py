@@ -8,7 +8,7 @@ log beside the games (`club_records`), so a restart or a failover loses none of 
 - `links`: personal links `~club/<kind>/<person>` (issue, admit, revoke by generation)
 - `games`, `sheets`: a finished table as the club scores it; draft, sign, correct
 - `results`: Results (standings per season, ratings), live and equal to a recompute
-- `api`, `pages`: /api/club/* and the club's pages; `cli`: `autohost player ...`
+- `api`, `pages`, `site`: /api/club/* and the club's pages (`autohost player`: plugin.cli.player)
 """
 
 from .club import Club, ClubLog

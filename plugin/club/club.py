@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from plugin.eventlog import ClubConflict, ClubEntry
 from plugin.signing import Signer
@@ -28,6 +28,7 @@ ATTEMPTS = 5  # numbers taken by other writers in a row before the change is ref
 Question = Callable[[ClubState], dict[str, Any]]
 
 
+@runtime_checkable
 class ClubLog(Protocol):
     """What the club asks of the event log (plugin.eventlog.EventLog has it)."""
 

@@ -33,7 +33,7 @@ def _table_game(log: Log, table_id: str) -> tuple[dict[str, Any], dict[str, Any]
         game = game_of_table(protocol, players)
     except ScoringError as refusal:
         raise ClubError(refusal.code, refusal.message, 409) from None
-    return protocol, game_record(game)
+    return protocol, {**game_record(game), "date": protocol["date"]}
 
 
 def _checked(club: Club, system: str, game: dict[str, Any], sheet: Any) -> dict[str, Any]:
