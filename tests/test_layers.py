@@ -1,6 +1,6 @@
 """The layers' arrows point down only (ARCHITECTURE.md, "Layers").
 
-    paths, bodies ← rules, signing ← host ← rooms, eventlog, voice, web, protocol ← sim ←
+    paths, bodies ← rules, signing ← host ← rooms, eventlog, voice, web, protocol ← sim, club ←
     server ← cli, testing (scenario files sit beside protocol, above the engine)
 
 Every module's imports are read from its source (module level, inside functions and under
@@ -38,6 +38,9 @@ RANKS: dict[str, int] = {
     "plugin.scenario": 3,
     "voice": 3,
     "plugin.sim": 4,
+    # The club (issue 33): roster, links, judges' sheets, standings; above the tables, the
+    # web and the log it keeps its records in; the assembly mounts its routes.
+    "plugin.club": 4,
     "plugin.server": 5,
     "plugin.cli": 6,
     "testing": 6,

@@ -11,6 +11,7 @@ Public API:
 - `log_opener(db, owner=None)`: `open_hosting` for later (a web app opens its log at each
   start: plugin.web.app.ServerConfig.log).
 - `is_url(db)`: whether `--db` names a PostgreSQL database.
+- `ClubEntry`, `ClubConflict`: the club's records (EventLog.append_club, club_records).
 - `EventLog` (the core), `SqliteStore`, `PostgresStore`, `PostgresLeases`; `BadLogFile`:
   a file at the log's path that is not a usable event log.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from plugin.host.ports import Leases, Log
 
-from .core import EventLog
+from .core import ClubConflict, ClubEntry, EventLog
 from .sqlite import BadLogFile, SqliteStore
 
 
@@ -57,6 +58,8 @@ def open_log(db: str | Path, *, owner: str | None = None) -> Log:
 
 __all__ = [
     "BadLogFile",
+    "ClubConflict",
+    "ClubEntry",
     "EventLog",
     "SqliteStore",
     "is_url",

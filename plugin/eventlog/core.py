@@ -24,6 +24,11 @@ Theory of operation (issues 4 and 16):
   and replayed, so memory never drifts from the log.
 - The store failing: every write raises LogUnavailable and `healthy` is False until one
   succeeds.
+- The club's records (issue 33: roster, links, judges' sheets, corrections) sit in the same
+  store beside the tables, in one sequence of their own (`club_records`), written by the same
+  writer thread and durable before `append_club`/`commit_club` return. A record is numbered
+  by its writer, who read every record before it: a number already taken (another server, or
+  the command line, wrote first) is refused with ClubConflict and nothing is written.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from plugin.host.ports import ClockRow, CommitTimes, Entry, Fenced, LogUnavailable
@@ -41,6 +47,22 @@ from .group_commit import EventRow, GroupCommit, decode_json, encode_json
 from .store import Store, Transaction, Uncertain
 
 logger = logging.getLogger(__name__)
+
+
+class ClubConflict(Exception):
+    """A club record's number was taken meanwhile (another writer): read what is new, ask
+    again. Nothing was written."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClubEntry:
+    """One club record as logged: its number in the club's sequence, the record, when (wall
+    clock) and who wrote it (`source`: "admin", "cli", a personal link's kind and person)."""
+
+    seq: int
+    record: dict[str, Any]
+    wall: float
+    source: str
 
 
 class EventLog(GroupCommit):
@@ -275,6 +297,31 @@ class EventLog(GroupCommit):
         return ClockRow(
             timer_id=timer_id, remaining=remaining, paused=bool(paused), warn_at=warn_at
         )
+
+    # --- the club's records -----------------------------------------------------------
+
+    def append_club(self, seq: int, record: dict[str, Any], *, source: str) -> None:
+        """Write club record number `seq` durably (waits for the writer); ClubConflict when
+        that number is taken."""
+        self._wait_for_writer(self._club_insert, (seq, encode_json(record), time.time(), source))
+
+    async def commit_club(self, seq: int, record: dict[str, Any], *, source: str) -> None:
+        """`append_club` for the event loop: durable when it returns, the loop goes on."""
+        row = (seq, encode_json(record), time.time(), source)
+        await self._on_writer(self._club_insert, row)
+
+    def _club_insert(self, row: tuple[int, str, float, str]) -> None:
+        try:
+            self.store.transaction(lambda tx: tx.execute(sql.INSERT_CLUB, row))
+        except self.store.dialect.integrity_errors:
+            raise ClubConflict(f"club record {row[0]} was written meanwhile") from None
+
+    def club_records(self, after: int = 0) -> list[ClubEntry]:
+        """The club's records numbered above `after`, in order."""
+        return [
+            ClubEntry(seq=int(seq), record=decode_json(record), wall=wall, source=source)
+            for seq, record, wall, source in self.store.read(sql.CLUB_RECORDS, (after,))
+        ]
 
     # --- lifetime ------------------------------------------------------------------------
 

@@ -37,6 +37,12 @@ CREATE TABLE IF NOT EXISTS clocks (
     paused {flag} NOT NULL,
     updated {real} NOT NULL
 );
+CREATE TABLE IF NOT EXISTS club_records (
+    seq INTEGER PRIMARY KEY,
+    record TEXT NOT NULL,
+    wall {real} NOT NULL,
+    source TEXT NOT NULL
+);
 """
 
 
@@ -73,3 +79,9 @@ SAVE_CLOCK = (
     " warn_at = excluded.warn_at, paused = excluded.paused, updated = excluded.updated"
 )
 LOAD_CLOCK = "SELECT timer_id, remaining, paused, warn_at FROM clocks WHERE table_id = ?"
+
+# The club's records (plugin.club): one sequence for the whole club, numbered by the writer
+# that read the records before it (a second writer of the same number is refused by the key,
+# so the club reads what it missed and asks again: nothing is decided on a stale roster).
+INSERT_CLUB = "INSERT INTO club_records (seq, record, wall, source) VALUES (?, ?, ?, ?)"
+CLUB_RECORDS = "SELECT seq, record, wall, source FROM club_records WHERE seq > ? ORDER BY seq"

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
+from plugin.club.pages import club_routes
+from plugin.club.site import ClubSite
 from plugin.eventlog import BadLogFile, is_url, log_opener, open_log
 from plugin.host.ports import Leases, Log
 from plugin.host.registry import RoomFactory, VoiceFactory
@@ -109,6 +111,8 @@ def build(options: ServerOptions) -> Hosting:
         room_factory, voice_factory = livekit_tables.room, livekit_tables.voice
         routes = (livekit_tables.routes,)
     routes = (*routes, protocol_routes)  # the end screen's protocol links, on either media
+    club = ClubSite()  # the club above the tables (issue 33): its API, pages, lobby members
+    routes = (*routes, club_routes(club))
     db_path, log = _event_log(options)
     config = ServerConfig(
         db_path=db_path,
@@ -122,6 +126,7 @@ def build(options: ServerOptions) -> Hosting:
         routes=routes,
         peers=options.peers,
         only=one_table,
+        member=club.member,
     )
     return Hosting(options=options, app=create_app(config), tables=tables)
 

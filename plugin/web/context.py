@@ -70,6 +70,9 @@ class ServerConfig:
     routes: Sequence[BaseRoute | Callable[[Server], Sequence[BaseRoute]]] = field(
         default_factory=tuple
     )
+    # A club member's personal link -> (his player id, his roster name), or TokenError: the
+    # lobby joins him as himself (issue 33; the club, above the web, supplies it).
+    member: Callable[[str], tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

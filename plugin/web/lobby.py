@@ -81,6 +81,7 @@ class Entry:
     arrived: int
     seat: int | None = None
     devices: set[str] = field(default_factory=set)
+    player: str | None = None  # the club's player id of a member who came by his own link
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +138,10 @@ class Lobby:
 
     # --- questions: the records a change takes, or LobbyError ---------------------------
 
-    def join(self, name: object, device: str) -> dict[str, Any]:
+    def join(self, name: object, device: str, *, player: str | None = None) -> dict[str, Any]:
         """A newcomer's device gives its name: a place in the lobby, or (the name of a
-        seated player) a request for that seat, for the host to approve."""
+        seated player) a request for that seat, for the host to approve. A club member
+        (`player`: his id, issue 33) joins under his roster name, without typing it."""
         checked = check_name(name)
         if self.entry_of(device) is not None or self.request_of(device) is not None:
             raise LobbyError("already_joined", "this device is already in the lobby")
@@ -147,7 +149,8 @@ class Lobby:
             raise LobbyError("lobby_full", f"the lobby holds {MAX_WAITING} players at most")
         same = next((e for e in self.entries.values() if _same(e.name, checked)), None)
         if same is None:
-            return {"type": "lobby.join", "entry": _new_id(), "name": checked, "device": device}
+            record = {"type": "lobby.join", "entry": _new_id(), "name": checked, "device": device}
+            return record if player is None else {**record, "player": player}
         if same.seat is None:
             raise LobbyError("name_taken", f"{checked!r} is already waiting: pick another name")
         return {"type": "lobby.request", "request": _new_id(), "entry": same.id, "device": device}
@@ -215,7 +218,7 @@ class Lobby:
             self._arrivals += 1
             self.entries[record["entry"]] = Entry(
                 id=record["entry"], name=record["name"], arrived=self._arrivals,
-                devices={record["device"]},
+                devices={record["device"]}, player=record.get("player"),
             )  # fmt: skip
         elif kind == "lobby.request":
             self._arrivals += 1

@@ -44,6 +44,7 @@ class _Hello(msgspec.Struct, tag="hello", tag_field="type", forbid_unknown_field
     token: str
     table: str | None = None
     device: str | None = None
+    member: str | None = None  # a club member's personal link token (issue 33)
     v: int = 1
 
 
@@ -121,13 +122,15 @@ def _endpoint(server: Server) -> Callable[[WebSocket], Any]:
             await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
             return
         device: str | None = None
+        member: tuple[str, str] | None = None
         if not is_host:
             try:
                 device = device_hash(hello.device)
-            except LobbyError as refusal:
+                member = _member(server, hello.member)
+            except (LobbyError, TokenError) as refusal:
                 await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
                 return
-        await _serve(server, websocket, table, device)
+        await _serve(server, websocket, table, device, member)
 
     return endpoint
 
@@ -160,12 +163,43 @@ def _admit(server: Server, hello: _Hello) -> tuple[bool, str]:
     return True, grant.table
 
 
+def _member(server: Server, token: str | None) -> tuple[str, str] | None:
+    """(player id, roster name) of the club member whose personal link the page sent, if
+    any; TokenError for a link refused (revoked, re-issued, not a player's)."""
+    if token is None:
+        return None
+    if server.config.member is None:
+        raise LobbyError("no_club", "this server keeps no club roster")
+    return server.config.member(token)
+
+
+async def _join_member(
+    server: Server, room: LobbyRoom, device: str, member: tuple[str, str]
+) -> None:
+    """A club member's device joins under his roster name, unless it is in the lobby
+    already (a reload, a reconnect): the same record as a typed join, with his id."""
+    async with room.lock:
+        if room.lobby.entry_of(device) or room.lobby.request_of(device):
+            return
+        record = room.lobby.join(member[1], device, player=member[0])
+        _charge(server.lobbies, room.table.id, device)
+        await room.table.log.commit(room.table.id, record, source="lobby")
+        room.lobby.apply(record)
+    _broadcast(server, room, refused_devices=set())
+
+
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: CloseCode) -> None:
     reply = _encode({"type": "error", "error": code, "message": message})
     await wire.refuse(websocket, reply, code, close_code)
 
 
-async def _serve(server: Server, websocket: WebSocket, table: Table, device: str | None) -> None:
+async def _serve(
+    server: Server,
+    websocket: WebSocket,
+    table: Table,
+    device: str | None,
+    member: tuple[str, str] | None = None,
+) -> None:
     async def send(data: bytes) -> None:
         await websocket.send_text(data.decode())
 
@@ -184,6 +218,13 @@ async def _serve(server: Server, websocket: WebSocket, table: Table, device: str
     connection.start()
     connection.push_state(_view(server, room, me))
     try:
+        if member is not None and device is not None:
+            try:
+                await _join_member(server, room, device, member)
+            except LobbyError as refusal:  # a guest waits under his name: he types another
+                connection.push_reply(_error(refusal.code, refusal.message, None))
+            except LogUnavailable as failure:
+                connection.push_reply(_error("log_unavailable", str(failure), None))
         while not connection.closed:
             raw = await wire.receive(websocket)
             if raw is None:

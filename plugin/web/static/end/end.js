@@ -112,6 +112,16 @@ export function renderEnd(container, view, { t, protocolUrl, token, onNextGame }
       link.removeAttribute("aria-disabled");
     }).catch(() => {});
   }
+  if (onNextGame) {
+    // The judge's sheet of this game (the club, issue 33): the host link signs it there.
+    const sheet = el("a", "end-sheet", t("end.sheet"));
+    sheet.id = "end-sheet";
+    sheet.target = "_blank";
+    sheet.rel = "noopener";
+    sheet.href = new URL(`../../club/sheet/${encodeURIComponent(view.table.id)}#token=${token}`,
+      location.href).href;
+    links.append(sheet);
+  }
   if (onNextGame && (view.controls ?? []).includes("next_game")) {
     const next = el("button", "end-next-game", t("end.next_game"));
     next.type = "button";

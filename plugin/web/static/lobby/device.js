@@ -14,6 +14,16 @@ export function deviceSecret(tableId, storage = safeStorage()) {
   return secret;
 }
 
+/** The club member's personal link token this browser keeps (the club's "me" page stored
+ * it, issue 33): the lobby joins him under his roster name. `forget` drops a refused one. */
+export function memberToken(storage = safeStorage()) {
+  return storage.getItem("autohost.member");
+}
+
+export function forgetMember(storage = safeStorage()) {
+  storage.removeItem?.("autohost.member");
+}
+
 /** localStorage, or (site storage blocked) a map for this page's life: the player still
  * gets in, and only a reload needs the host again. */
 function safeStorage() {
@@ -23,7 +33,11 @@ function safeStorage() {
     return storage;
   } catch (_) {
     const memory = new Map();
-    return { getItem: (k) => memory.get(k) ?? null, setItem: (k, v) => memory.set(k, v) };
+    return {
+      getItem: (k) => memory.get(k) ?? null,
+      setItem: (k, v) => memory.set(k, v),
+      removeItem: (k) => memory.delete(k),
+    };
   }
 }
 

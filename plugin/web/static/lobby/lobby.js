@@ -6,12 +6,13 @@
 import { loadTexts } from "../i18n/i18n.js";
 import { reconnecting } from "../socket/reconnecting.js";
 import { tableIdFromPath, takeToken } from "../widget/socket.js";
-import { deviceSecret, lobbyUrl } from "./device.js";
+import { deviceSecret, forgetMember, lobbyUrl, memberToken } from "./device.js";
 
 const $ = (id) => document.getElementById(id);
 const token = takeToken();
 const tableId = tableIdFromPath();
 const device = deviceSecret(tableId);
+const member = memberToken(); // a club member joins as himself (issue 33)
 let t = await loadTexts((navigator.language ?? "en").slice(0, 2));
 let lobby = null;
 let status = "connecting";
@@ -64,6 +65,11 @@ function render() {
   $("nobody").hidden = lobby.waiting.length > 0;
 }
 
+const MEMBER_REFUSALS = new Set([
+  "token_revoked", "token_reissued", "token_unknown", "token_no_right", "token_not_player",
+  "token_not_personal", "no_club",
+]);
+
 async function receive(data) {
   let message;
   try {
@@ -72,6 +78,12 @@ async function receive(data) {
     return;
   }
   if (message.type === "error") {
+    if (member && MEMBER_REFUSALS.has(message.error)) {
+      // his personal link was revoked or re-issued: join as a guest, typing a name
+      forgetMember();
+      location.reload();
+      return;
+    }
     showError(message);
     return;
   }
@@ -96,7 +108,9 @@ texts();
 renderStatus();
 const connection = reconnecting(lobbyUrl(), {
   onOpen: () => {
-    connection.send(JSON.stringify({ type: "hello", token, table: tableId, device }));
+    const hello = { type: "hello", token, table: tableId, device };
+    if (member) hello.member = member;
+    connection.send(JSON.stringify(hello));
     status = "online";
     renderStatus();
   },

@@ -1,0 +1,8 @@
+"""The club's tests run on both stores (the event log's fixtures: one SQLite file, one
+PostgreSQL database)."""
+
+from __future__ import annotations
+
+from tests.eventlog.conftest import log_at, postgres
+
+__all__ = ["log_at", "postgres"]
