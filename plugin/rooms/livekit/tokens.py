@@ -1,6 +1,8 @@
 """LiveKit access tokens: minting them for our players and host, verifying a club's own.
 
-A player's token binds his seat twice (identity `seat-N`, attribute `seat`) and lets him
+A player's token binds his seat in his identity `seat-N` (the attribute `seat` it also
+carries is for pages to show: it binds nothing, seats.py; a club's own token must use the
+identity `seat-N` too) and lets him
 publish nothing at join: the engine's grant opens his microphone when his turn comes (a
 token allowing it let a rejoining player talk for ~120 ms before the revoke). The host's
 token is a room admin's and carries the host proof (proof.py). `token_route` serves
@@ -202,7 +204,7 @@ def verify_club_token(verifier: TokenVerifier, token: str) -> tuple[str, Seat]:
         if not video.room_admin:
             raise InvalidToken("a host token must be a room admin's")
         return video.room, "host"
-    seat = seat_of(claims.identity, claims.attributes)
+    seat = seat_of(claims.identity)  # the identity only, as in the room (seats.py)
     if seat is None:
         raise InvalidToken(f"LiveKit token for {claims.identity!r} is bound to no seat")
     return video.room, seat
