@@ -410,14 +410,30 @@ class LiveKitRoom:
         await self.reconcile()
         async with self._lock:
             for identity, seen in list(self.participants.items()):
-                if not seen.stale or not self.may_act():
-                    continue
-                request = RoomParticipantIdentity(room=self.room, identity=identity)
-                try:
-                    await self._call(self._service.remove_participant, request)
-                except ServerError as error:
-                    if not not_found(error):
-                        raise
-                self.participants.pop(identity, None)  # that session is over
-                if seen.sid:
-                    self._forget_session(seen.sid)
+                if seen.stale and self.may_act():
+                    await self._remove(identity)
+
+    async def remove(self, identity: str) -> bool:
+        """Remove `identity` from the room (a flooder, an impostor); whether it was done
+        (not while this server may not act for the table)."""
+        async with self._lock:
+            if not self.may_act():
+                return False
+            await self._remove(identity)
+            return True
+
+    async def _remove(self, identity: str) -> None:
+        request = RoomParticipantIdentity(room=self.room, identity=identity)
+        try:
+            await self._call(self._service.remove_participant, request)
+        except ServerError as error:
+            if not not_found(error):
+                raise
+        seen = self.participants.pop(identity, None)  # that session is over
+        if seen is not None and seen.sid:
+            self._forget_session(seen.sid)
+            await self._report_left(seen)
+
+    def hosts(self) -> list[str]:
+        """The identities of the proved live host in the room now."""
+        return [identity for identity, seen in self.participants.items() if seen.host]

@@ -48,6 +48,7 @@ from livekit.protocol.models import ParticipantInfo, ParticipantPermission
 
 from plugin.host.ports import PcmFrame
 from plugin.rooms.livekit.ffi import narrow_events
+from plugin.rooms.livekit.guard import DataGuard
 from plugin.rooms.livekit.webhook import RoomEvents
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ class LiveKitBot:
         on_session: Callable[[str], Awaitable[None]] | None = None,
         quiet_after: float = QUIET_SECONDS,
         on_reconnect: Callable[[], None] | None = None,
+        guard: DataGuard | None = None,
     ) -> None:
         self.url = url
         self.room = rtc.Room()
@@ -102,6 +104,7 @@ class LiveKitBot:
         self._joined_at = 0.0
         self._on_session = on_session
         self._on_reconnect = on_reconnect
+        self.guard = guard  # drops a participant's data flood before it reaches Python
         self.reconnects = 0  # the SDK's reconnecting/reconnected events (resumes, restarts)
         self._token = token
         self._rejoin_delay = rejoin_delay
@@ -142,7 +145,11 @@ class LiveKitBot:
         room.on("reconnected", self._reconnecting)
         token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
-        narrow_events(room)  # one server hosts many bots: each hears its own room only
+        # One server hosts many bots: each hears its own room only, and data packets only
+        # as far as the guard lets them through.
+        if self.guard is not None:
+            self.guard.bind(asyncio.get_running_loop())
+        narrow_events(room, self.guard.admit if self.guard is not None else None)
         self.room = room
         self._joined_at = asyncio.get_running_loop().time()
         if self._on_session is not None:  # proved before we publish as the bot
