@@ -13,9 +13,11 @@ from plugin.rooms.livekit.proof import host_proof
 from plugin.rooms.livekit.tokens import (
     Credentials,
     InvalidToken,
+    bot_token,
     host_token,
     link_route,
     player_token,
+    spectator_token,
     token_route,
     verify_seat,
 )
@@ -209,3 +211,18 @@ async def test_a_malformed_link_request_is_refused(exchange, content):
     answer = await exchange.post("/livekit/link", content=content)
     assert answer.status_code == 400
     assert answer.json()["error"] == "malformed"
+
+
+def test_our_tokens_live_minutes_not_hours():
+    """A re-issued host link left a LiveKit room admin for 6 h (issue 30): every token we
+    mint expires within minutes (LiveKit refreshes a connected participant's token)."""
+    import jwt
+
+    for token in (
+        player_token(CREDS, "table-1", 7),
+        host_token(CREDS, "table-1"),
+        spectator_token(CREDS, "table-1", "watch-0123456789ab"),
+        bot_token(CREDS, "table-1"),
+    ):
+        claims = jwt.decode(token, options={"verify_signature": False})
+        assert 0 < claims["exp"] - claims["nbf"] <= 10 * 60, claims

@@ -197,6 +197,8 @@ class LiveKitRoom:
         if seen.seat is not None:
             await self.presence.joined(seen.seat)
         self._wake.set()
+        if seen.stale:  # a token of a link re-issued since: out as soon as he is seen
+            await self._remove_stale()
 
     async def participant_left(self, info: ParticipantInfo) -> None:
         """A session left, says the bot's SDK or a webhook. He stays under control (revoked
@@ -289,6 +291,7 @@ class LiveKitRoom:
             if seen.seat is not None:
                 await self.presence.joined(seen.seat)
         await self._converge()
+        await self._remove_stale()
 
     def wanted(self, identity: str, seen: Seen) -> PublishPermission | None:
         """What `identity` should be allowed to publish now; None leaves him as he is."""
@@ -407,10 +410,19 @@ class LiveKitRoom:
         """A link of this table was re-issued: every session of an older token of ours is
         seen again as nobody's (silenced, its RPC a spectator's) and removed from the room
         now; its token may still join until it expires, and then sits nowhere."""
-        await self.reconcile()
+        await self.reconcile()  # which removes them (_remove_stale)
+
+    async def _remove_stale(self) -> None:
+        """Remove every session the room sees of a token minted for a link re-issued since
+        (issue 30: his generation is stale), whenever the bot sees it: at a re-issue, at
+        his join, at any listing."""
+        if not any(seen.stale for seen in self.participants.values()):
+            return
         async with self._lock:
             for identity, seen in list(self.participants.items()):
                 if seen.stale and self.may_act():
+                    log.warning("livekit: %s in %s holds a re-issued link's token: removed",
+                                identity, self.room)  # fmt: skip
                     await self._remove(identity)
 
     async def remove(self, identity: str) -> bool:

@@ -41,7 +41,11 @@ Viewer = Seat | Literal["watch"]  # "watch": a spectator (a watch link's token)
 # (table, seat, the link's generation) of one of our links, or None (refused).
 LinkVerifier = Callable[[str], "tuple[str, Viewer, int] | None"]
 
-DEFAULT_TTL = datetime.timedelta(hours=6)
+# Minutes, not hours (issue 30): a re-issued host link left a room admin for 6 h. LiveKit
+# itself pushes a refreshed token to every connected participant (with the same identity,
+# so the same link generation) well before it expires; a page that reloads asks
+# /livekit/token again with its link, which is refused once the link was re-issued.
+DEFAULT_TTL = datetime.timedelta(minutes=10)
 
 
 class InvalidToken(ValueError):
