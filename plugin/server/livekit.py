@@ -108,8 +108,14 @@ class LiveKitTables:
         )
 
         async def joined(sid: str) -> None:
-            await room.bot_joined(sid)
+            await room.bot_joined(sid, bot.room.local_participant.identity)
             channel.attach(bot.room)
+
+        def bot_token_for(identity: str) -> str:
+            """The bot's token for this join; the room knows the name before the server's
+            webhook can name it (else our own bot would look like an impostor)."""
+            room.bot_identity = identity
+            return bot_token(self.creds, name, identity=identity)
 
         def flooding(identity: str, dropped: int) -> None:
             """A participant keeps flooding the bot with data: removed, the host told."""
@@ -122,7 +128,14 @@ class LiveKitTables:
             on_session=joined,
             on_reconnect=room.relist_soon,
             guard=DataGuard(on_flood=flooding),
+            token_for=bot_token_for,
         )
+
+        def impostor(identity: str) -> None:  # removed by the room: the host is told
+            notice = {"event": "bot_impostor", "identity": identity, "removed": True}
+            self._spawn(tell_hosts(bot.room, room.hosts(), notice))
+
+        room.on_impostor = impostor
         hosted = BotRoom(room, bot, None, replaces=replaces)
         voice = (
             self._voice_factory(settings.language)

@@ -12,9 +12,15 @@ server must give its players the identity `seat-N` (docs/livekit.md).
 from __future__ import annotations
 
 import re
+import secrets
 
 HOST_IDENTITY = "host"  # the live host: always may publish
 BOT_IDENTITY = "autohost-bot"  # our bot's voice: always may publish
+# The reserved bot names: `autohost-bot` and `autohost-bot-<anything>`. A club's token
+# server must never hand them out (docs/livekit.md). A bot replaced by an impostor under
+# its name twice in a row joins again as `autohost-bot-<random>` (new_bot_identity), which
+# nobody can guess ahead, and the impostor is then removed at each join (issue 30).
+BOT_PREFIX = BOT_IDENTITY + "-"
 SEAT_ATTRIBUTE = "seat"  # shown by pages; binds nothing
 MAX_SEAT = 99
 
@@ -23,6 +29,16 @@ MAX_SEAT = 99
 # digit, and "²" passed isdigit and then broke int()).
 _SEAT_NUMBER = re.compile(r"[1-9][0-9]?")
 _SEAT_IDENTITY = re.compile(r"seat-([1-9][0-9]?)(?:\.[1-9][0-9]{0,8})?")  # seat-3, seat-3.1
+
+
+def is_bot_identity(identity: str) -> bool:
+    """Whether `identity` is one of the reserved bot names (ours or an impostor's)."""
+    return identity == BOT_IDENTITY or identity.startswith(BOT_PREFIX)
+
+
+def new_bot_identity() -> str:
+    """A bot name of its own for one bot's join: `autohost-bot-<12 hex>`."""
+    return BOT_PREFIX + secrets.token_hex(6)
 
 
 def identity_for_seat(seat: int) -> str:

@@ -145,7 +145,13 @@ def host_token(
     return _sign(creds, identity, "host", grants, ttl, attributes)
 
 
-def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
+def bot_token(
+    creds: Credentials,
+    room: str,
+    *,
+    ttl: datetime.timedelta = DEFAULT_TTL,
+    identity: str = BOT_IDENTITY,
+) -> str:
     """The bot's token: a visible participant that publishes the host's voice."""
     grants = VideoGrants(
         room_join=True,
@@ -155,7 +161,7 @@ def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAUL
         can_subscribe=True,
         can_publish_data=True,
     )
-    return _sign(creds, BOT_IDENTITY, "Host (autohost)", grants, ttl)
+    return _sign(creds, identity, "Host (autohost)", grants, ttl)
 
 
 def spectator_token(
