@@ -29,7 +29,7 @@ from livekit import rtc
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from plugin.rooms.livekit.ffi import narrow_events
 from plugin.rooms.livekit.rpc import COMMAND_METHOD, HELLO_METHOD
-from plugin.rooms.livekit.seats import BOT_IDENTITY
+from plugin.rooms.livekit.seats import is_bot_identity
 from plugin.sim.strategy import Strategy
 from testing.livekit_overlay import Parts, call_bot
 
@@ -128,7 +128,7 @@ class GamePlayer(BenchPlayer):
         return await call_bot(self.room, method, payload, timeout=5.0)
 
     def _received(self, packet: rtc.DataPacket) -> None:
-        if packet.participant is None or packet.participant.identity != BOT_IDENTITY:
+        if packet.participant is None or not is_bot_identity(packet.participant.identity):
             return
         data = self._parts.add(packet)
         if data is None:

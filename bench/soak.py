@@ -13,7 +13,9 @@ LiveKit server, servers SIGKILLed and SIGSTOPped at random (then restarted / SIG
   (bench/_livekit_players.py, in their own process: they publish a tone when allowed).
 - Chaos: every few seconds one server (never the last healthy one) is SIGKILLed and
   restarted a moment later, or SIGSTOPped for 1 to 6 s (shorter or longer than a lease)
-  and SIGCONTed.
+  and SIGCONTed, or (any server) its way to LiveKit blips: each server reaches LiveKit
+  (its bots and its RoomService calls) through a TCP proxy of its own
+  (testing/tcp_proxy.py), reset or stalled for 0.5 to 8 s at random (issue 30).
 
 Figures (goals 0): `soak_lost_acks` — acked inputs missing from the log at the end (each
 acked client id must be there; the unique index makes "more than once" impossible, and
@@ -25,7 +27,10 @@ with more than two open microphones, or two for longer than a handover (3 s). No
 once the room's game is over: the microphones are given back to everyone at the end, by
 design, and that release is carried out a moment before any client sees the end (a poll
 up to GAME_OVER_SECONDS before a widget saw it is the release, not a fault).
-Informational: kills, stops, failovers (epochs taken over), inputs acked, retries.
+`soak_wrong_mic_s` — the seconds in which a seated room's open microphones (the same polls)
+differed from the engine's speakers (the latest view a simulated page got) for longer than
+1 s (goal 0). Informational: kills, stops, blips, failovers (epochs taken over), inputs
+acked, retries.
 
     .venv/bin/python bench/soak.py [--seconds 300] [--tables 20] [--livekit-tables 3]
                                    [--servers 3] [--seed N] [--quick]
@@ -69,11 +74,13 @@ from testing.livekit_server import (  # noqa: E402
     server_binary,
 )
 from testing.postgres import PostgresServer, binaries  # noqa: E402
+from testing.tcp_proxy import TcpProxy  # noqa: E402
 
 RETRY = {"log_unavailable", "stopping", "table_moved", "table_elsewhere", "not_ready"}
 HANDOVER_SECONDS = 3.0  # two open microphones for longer than this is not a handover
 GAME_OVER_SECONDS = 5.0  # the end's release, before a widget on a busy machine saw the end
 ALLOWED_OPEN = 2
+WRONG_MIC_SECONDS = 1.0  # open microphones may differ from the speakers this long
 SPEED = 10.0  # timers of the online preset divided by this (a 60 s speech: 6 s)
 CONNECT_SECONDS = 3.0  # a socket to a paused server never opens: try the next one
 GIVE_UP_SECONDS = 30.0  # an input not acked by then is abandoned (not counted as acked)
@@ -96,6 +103,9 @@ class Tally:
     open_mics: list[tuple[str, float, str]] = field(default_factory=list)  # table, when, what
     over_at: dict[str, float] = field(default_factory=dict)  # table -> its end first seen
     mic_polls: int = 0
+    blips: int = 0
+    wrong_mic_s: float = 0.0
+    wrong_mic: list[str] = field(default_factory=list)  # the first few, for the log
     host_polls: int = 0
 
 
@@ -121,6 +131,8 @@ class Soak:
         self.rooms: dict[str, str] = {}  # seated table id -> its LiveKit room
         self.players: list[subprocess.Popen[str]] = []
         self.tables: list[str] = []
+        self.proxies: list[TcpProxy] = []  # each server's way to LiveKit
+        self.speakers: dict[str, set[int]] = {}  # table -> the engine's, as last viewed
         self._counter = 0
 
     def spawn(self, coroutine: Any) -> None:
@@ -201,6 +213,11 @@ class Soak:
         gap = (3.0, 8.0) if self.args.quick else (6.0, 14.0)
         while time.monotonic() < until:
             await asyncio.sleep(self.rng.uniform(*gap))
+            if self.proxies and self.rng.random() < 1 / 3:
+                self.tally.blips += 1
+                proxy = self.rng.choice(self.proxies)
+                proxy.cut(self.rng.uniform(0.5, 8.0), self.rng.choice(["reset", "stall"]))
+                continue
             healthy = self.cluster.healthy()
             if len(healthy) < 2:
                 continue  # never the last healthy server
@@ -275,6 +292,8 @@ class Soak:
 
     async def watch_mics(self) -> None:
         two_since: dict[str, float] = {}
+        wrong_since: dict[str, float] = {}
+        last_poll: dict[str, float] = {}
         async with api.LiveKitAPI(self.creds.url, API_KEY, API_SECRET, failover=False) as lk:
             while not self.stopping.is_set():
                 for table_id, room in list(self.rooms.items()):
@@ -294,6 +313,22 @@ class Soak:
                         and PublishPermission.of(p.permission).opens_microphone
                     )
                     now = time.monotonic()
+                    wanted = self.speakers.get(table_id)
+                    opened = {int(i.removeprefix("seat-").split(".")[0]) for i in open_seats}
+                    if wanted is not None and opened != wanted:
+                        since = wrong_since.setdefault(table_id, now)
+                        if now - since > WRONG_MIC_SECONDS:
+                            self.tally.wrong_mic_s += now - max(
+                                last_poll.get(table_id, now), since + WRONG_MIC_SECONDS
+                            )
+                            if len(self.tally.wrong_mic) < 10:
+                                self.tally.wrong_mic.append(
+                                    f"{table_id}: open {sorted(opened)}, speakers "
+                                    f"{sorted(wanted)} for {now - since:.1f} s"
+                                )
+                    else:
+                        wrong_since.pop(table_id, None)
+                    last_poll[table_id] = now
                     if len(open_seats) > ALLOWED_OPEN:
                         self.tally.open_mics.append((table_id, now, f"{table_id}: {open_seats}"))
                     if len(open_seats) == ALLOWED_OPEN:
@@ -403,6 +438,8 @@ class Seat:
                     await self.client.close()
 
     def react(self, view: dict[str, Any]) -> None:
+        if isinstance(view.get("speakers"), list):
+            self.soak.speakers[self.table_id] = set(view["speakers"])
         if view.get("over") or (view.get("table") or {}).get("over"):
             self.soak.tally.over_at.setdefault(self.table_id, time.monotonic())
             self.over = True
@@ -481,17 +518,22 @@ async def main() -> None:
         with running_server(lk_binary, folder) as lk:
             os.environ.update(LIVEKIT_URL=lk.ws_url, LIVEKIT_API_KEY=API_KEY,
                               LIVEKIT_API_SECRET=API_SECRET)  # fmt: skip
+            # Each server reaches LiveKit through a proxy of its own (blips, issue 30).
+            proxies = [await TcpProxy("127.0.0.1", lk.port).start()
+                       for _ in range(args.servers)]  # fmt: skip
             servers = [
                 ServerProcess(dsn, port=lk.webhook_port if i == 0 else None,
                               options=["--room", "livekit", "--no-voice",
                                        # every simulated page is on this one address
-                                       "--proxy-connections-per-address", "0"])
+                                       "--proxy-connections-per-address", "0"],
+                              env={"LIVEKIT_URL": f"ws://{proxies[i].address}"})
                 for i in range(args.servers)
             ]  # fmt: skip
             for server in servers:
                 server.start()
             creds = Credentials(url=lk.ws_url, api_key=API_KEY, api_secret=API_SECRET)
             soak = Soak(args, Cluster(servers), creds)
+            soak.proxies = proxies
             players = soak.players
             for index in range(args.tables):
                 await soak.new_table(seated=index < args.livekit_tables)
@@ -506,12 +548,18 @@ async def main() -> None:
             for task in list(soak.tasks):
                 task.cancel()
             await asyncio.gather(*soak.tasks, *watchers, return_exceptions=True)
+            for proxy in proxies:
+                await proxy.stop()
+            for what in soak.tally.wrong_mic:
+                print(f"soak: wrong microphones: {what}", file=sys.stderr)
             lost, doubled, acked = soak.lost_acks()
             faults = soak.mic_faults()
             figures = {
                 "soak_lost_acks": lost + doubled,
                 "soak_double_hosted": len(soak.tally.doubles),
                 "soak_two_open_mics": len(faults),
+                "soak_wrong_mic_s": round(soak.tally.wrong_mic_s, 2),
+                "soak_blips": soak.tally.blips,
                 "soak_kills": soak.tally.kills,
                 "soak_stops": soak.tally.stops,
                 "soak_failovers": soak.failovers(),

@@ -16,7 +16,7 @@ from typing import Any
 from livekit import rtc
 
 from plugin.rooms.livekit.rpc import COMMAND_METHOD, HELLO_METHOD, PART_TOPIC, TOPIC
-from plugin.rooms.livekit.seats import BOT_IDENTITY
+from plugin.rooms.livekit.seats import BOT_IDENTITY, is_bot_identity
 
 # What a caller sees while no bot serves the method: no bot in the room, or one that is not
 # ready yet, or the old one gone mid-call.
@@ -52,6 +52,13 @@ class Parts:
         return b"".join(self._parts.pop(head["seq"]))
 
 
+def bot_in(room: rtc.Room) -> str:
+    """The bot's name in `room`: the newest reserved bot name present (a bot replaced by
+    an impostor joins again as `autohost-bot-<random>`), else `autohost-bot`."""
+    names = [i for i in room.remote_participants if is_bot_identity(i)]
+    return names[-1] if names else BOT_IDENTITY
+
+
 async def call_bot(
     room: rtc.Room, method: str, payload: str, *, seconds: float = 30.0, timeout: float = 3.0
 ) -> str:
@@ -63,7 +70,7 @@ async def call_bot(
     while True:
         try:
             return await room.local_participant.perform_rpc(
-                destination_identity=BOT_IDENTITY,
+                destination_identity=bot_in(room),
                 method=method,
                 payload=payload,
                 response_timeout=timeout,
@@ -128,7 +135,7 @@ class OverlayClient:
 
     def _received(self, packet: rtc.DataPacket) -> None:
         sender = packet.participant.identity if packet.participant else ""
-        if sender != BOT_IDENTITY:
+        if not is_bot_identity(sender):
             self.foreign.append((sender, packet.data))
             return
         data = self._parts.add(packet)

@@ -178,6 +178,7 @@ class ServerProcess(AutohostProcess):
         admin_key: str = ADMIN_KEY,
         secret: str = SECRET,
         options: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.db = db
         self.port = port or free_port()
@@ -186,8 +187,8 @@ class ServerProcess(AutohostProcess):
         args = ["serve", "--port", str(self.port), "--db", str(db)]
         # The key goes in the environment, as a club's service unit would pass it: never on
         # the command line, where every local user can read it.
-        env = {"AUTOHOST_SECRET": secret, "AUTOHOST_ADMIN_KEY": admin_key}
-        super().__init__([*args, *options], env=env, ready="listening")
+        keys = {"AUTOHOST_SECRET": secret, "AUTOHOST_ADMIN_KEY": admin_key}
+        super().__init__([*args, *options], env={**(env or {}), **keys}, ready="listening")
 
     @property
     def base(self) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
-from typing import Literal
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any, Literal
 
 from livekit.api import TokenVerifier
 from starlette.routing import BaseRoute
@@ -23,6 +23,7 @@ from plugin.host.silent import SilentRoom, SilentVoice
 from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import RUN_END_FRAMES, LiveKitBot
 from plugin.rooms.livekit.botroom import BotRoom, VoiceOnDemand
+from plugin.rooms.livekit.guard import DataGuard, tell_hosts
 from plugin.rooms.livekit.rpc import OverlayChannel
 from plugin.rooms.livekit.static import static_routes
 from plugin.rooms.livekit.tokens import Credentials, bot_token, link_route, token_route
@@ -78,6 +79,7 @@ class LiveKitTables:
         self.overlays: dict[str, TableOverlay] = {}  # table id -> its overlay (RPC, data)
         self._reissues: dict[str, asyncio.Task[None]] = {}  # table id -> its pass
         self._reissue_again: set[str] = set()  # re-issued while its pass ran
+        self._tasks: set[asyncio.Task[None]] = set()  # floods being answered
         self._server: Server | None = None  # set by routes(), before any table opens
         # Whether this server may touch a table's microphones now (its lease is fresh):
         # the registry's answer once routes() has the server.
@@ -106,8 +108,18 @@ class LiveKitTables:
         )
 
         async def joined(sid: str) -> None:
-            await room.bot_joined(sid)
+            await room.bot_joined(sid, bot.room.local_participant.identity)
             channel.attach(bot.room)
+
+        def bot_token_for(identity: str) -> str:
+            """The bot's token for this join; the room knows the name before the server's
+            webhook can name it (else our own bot would look like an impostor)."""
+            room.bot_identity = identity
+            return bot_token(self.creds, name, identity=identity)
+
+        def flooding(identity: str, dropped: int) -> None:
+            """A participant keeps flooding the bot with data: removed, the host told."""
+            self._spawn(self._remove_flooder(room, bot, identity, dropped))
 
         bot = LiveKitBot(
             self.creds.url,
@@ -115,7 +127,15 @@ class LiveKitTables:
             events=room,
             on_session=joined,
             on_reconnect=room.relist_soon,
+            guard=DataGuard(on_flood=flooding),
+            token_for=bot_token_for,
         )
+
+        def impostor(identity: str) -> None:  # removed by the room: the host is told
+            notice = {"event": "bot_impostor", "identity": identity, "removed": True}
+            self._spawn(tell_hosts(bot.room, room.hosts(), notice))
+
+        room.on_impostor = impostor
         hosted = BotRoom(room, bot, None, replaces=replaces)
         voice = (
             self._voice_factory(settings.language)
@@ -135,6 +155,21 @@ class LiveKitTables:
         self.tables_by_room[name] = table_id
         self.rooms_by_table[table_id] = name
         return hosted
+
+    async def _remove_flooder(
+        self, room: LiveKitRoom, bot: LiveKitBot, identity: str, dropped: int
+    ) -> None:
+        removed = await room.remove(identity)
+        if bot.guard is not None:
+            bot.guard.forget(identity)
+        notice = {"event": "data_flood", "identity": identity, "dropped": dropped,
+                  "removed": removed}  # fmt: skip
+        await tell_hosts(bot.room, room.hosts(), notice)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def voice(self, table_id: str, settings: TableSettings) -> Voice:
         return self._voices.pop(table_id, None) or SilentVoice()

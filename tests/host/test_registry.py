@@ -31,7 +31,7 @@ def registry(path: Path, rooms: dict[str, FakeRoom]) -> Registry:
     return Registry(log, hub=FakeHub(), clock=FakeClock(), room_factory=room_for, save_every=0)
 
 
-async def test_tables_resume_after_a_restart_and_close_releases_every_room(tmp_path: Path):
+async def test_tables_resume_after_a_restart_and_close_keeps_every_microphone(tmp_path: Path):
     path = tmp_path / "log.db"
     rooms: dict[str, FakeRoom] = {}
     first = registry(path, rooms)
@@ -42,7 +42,9 @@ async def test_tables_resume_after_a_restart_and_close_releases_every_room(tmp_p
         await a.submit(HOST, Next())
     assert a.state.phase.value == "speech" and rooms[a.id].speakers == frozenset({1})
     await first.close()
-    assert rooms[a.id].released and rooms[b.id].released
+    # A stop is a restart: the speaker keeps his microphone, nobody else gets one.
+    assert not rooms[a.id].released and not rooms[b.id].released
+    assert rooms[a.id].speakers == frozenset({1}) and rooms[a.id].stopped
     # The log was checkpointed: the WAL file is empty after a clean close.
     wal = path.with_name(path.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0

@@ -105,3 +105,25 @@ test("a bot that has no table for us yet is asked again", async () => {
   assert.deepEqual(answer, { type: "hello", seat: 3 });
   assert.deepEqual(got.map((m) => m.type), ["error", "hello"]);
 });
+
+test("a bot that joins under a name of its own is called there; an impostor's name left", async () => {
+  // The server's bot, replaced twice by an impostor under `autohost-bot`, joins again as
+  // `autohost-bot-<random>`; the impostor is removed (issue 30).
+  const room = new FakeRoom(ack);
+  room.remoteParticipants = new Map([["autohost-bot", {}]]);
+  const got = [];
+  const transport = connectRpcTransport(room, livekit, { onMessage: (m) => got.push(m) });
+  await transport.ready;
+  room.remoteParticipants = new Map([["autohost-bot-0123456789ab", {}]]);
+  room.emit("joined", { identity: "autohost-bot-0123456789ab" });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  room.emit("joined", { identity: "autohost-robot" });  // not a bot name: nothing
+  transport.send("pass");
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.deepEqual(room.calls.map((c) => c.destinationIdentity),
+    ["autohost-bot", "autohost-bot-0123456789ab", "autohost-bot-0123456789ab"]);
+  got.length = 0;
+  room.emit("data", encode('{"type": "state", "n": 7}'), { identity: "autohost-bot-0123456789ab" },
+    0, TOPIC);
+  assert.deepEqual(got.map((m) => m.n), [7]);
+});

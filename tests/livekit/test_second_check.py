@@ -36,12 +36,10 @@ async def _room(contract: ContractServer, **options: object) -> LiveKitRoom:
 
 
 def test_a_seat_has_one_spelling() -> None:
-    assert seat_of("seat-3") == 3 and seat_of("x", {"seat": "3"}) == 3
-    assert seat_of("seat-12") == 12 and seat_of("x", {"seat": "99"}) == 99
+    assert seat_of("seat-3") == 3 and seat_of("seat-99") == 99
+    assert seat_of("seat-12") == 12 and seat_of("seat-12.3") == 12
     for identity in ("seat-03", "seat-３", "seat-٣", "seat-²", "seat-0", "seat-3 ", "seat-100"):
         assert seat_of(identity) is None, identity
-    for value in ("03", "３", "٣", "²", "①", "0", " 3", "3.0", "+3", ""):
-        assert seat_of("someone", {"seat": value}) is None, value
 
 
 async def test_look_alike_seats_sit_nowhere_and_the_reconcile_goes_on(contract: ContractServer):
@@ -171,19 +169,19 @@ async def test_a_reissued_links_old_token_sits_nowhere_and_is_removed(contract: 
     proof = host_attributes(API_SECRET, ROOM)  # the proof for identity "host"
     contract.join(ROOM, "seat-3", attributes={"seat": "3"})
     contract.join(ROOM, "seat-4", attributes={"seat": "4"})
-    contract.join(ROOM, "club-5", attributes={"seat": "5"})  # a club's own identity
+    contract.join(ROOM, "seat-5")  # a club's own token (its re-issues are the club's)
     contract.join(ROOM, "host", attributes=proof)
     contract.join(ROOM, "watch-0123456789ab", mic=False)
     room = await _room(contract, generations=lambda: generations)
     try:
         assert room.participants["host"].host
         await room.set_speakers(frozenset({3, 5}))
-        assert contract.publishing(ROOM) == {"seat-3", "club-5", "host"}
+        assert contract.publishing(ROOM) == {"seat-3", "seat-5", "host"}
         generations.update({3: 1, "host": 1, "watch": 1})  # three links re-issued
         await room.reissued()
-        assert set(contract.rooms[ROOM]) == {"seat-4", "club-5"}  # the old sessions gone
-        assert contract.publishing(ROOM) == {"club-5"}
-        # The old tokens join again (they have not expired): nobody, silenced.
+        assert set(contract.rooms[ROOM]) == {"seat-4", "seat-5"}  # the old sessions gone
+        assert contract.publishing(ROOM) == {"seat-5"}
+        # The old tokens join again (not expired yet): removed at once, when seen.
         stale = contract.join(ROOM, "seat-3", attributes={"seat": "3"})
         stale.sid = "PA_seat-3-again"  # a new session, as LiveKit gives a rejoin
         await room.participant_joined(stale)
@@ -197,10 +195,11 @@ async def test_a_reissued_links_old_token_sits_nowhere_and_is_removed(contract: 
         )
         await room.participant_joined(new_host)
         async with asyncio.timeout(5):
-            while contract.publishing(ROOM) != {"seat-3.1", "club-5", "host.1"}:
+            while contract.publishing(ROOM) != {"seat-3.1", "seat-5", "host.1"}:
                 await asyncio.sleep(0.02)
-        assert room.participants["seat-3"].seat is None and room.participants["seat-3"].stale
-        assert not room.participants["host"].host  # the old host token proves nothing now
+        # The old tokens' new sessions are removed as soon as the room sees them.
+        assert "seat-3" not in contract.rooms[ROOM] and "host" not in contract.rooms[ROOM]
+        assert "seat-3" not in room.participants and "host" not in room.participants
         assert room.participants["host.1"].host and room.participants["seat-3.1"].seat == 3
         assert room.participants["seat-4"].seat == 4  # another seat's link is untouched
         # An old host's proof copied onto the new identity proves nothing either.

@@ -13,9 +13,11 @@ from plugin.rooms.livekit.proof import host_proof
 from plugin.rooms.livekit.tokens import (
     Credentials,
     InvalidToken,
+    bot_token,
     host_token,
     link_route,
     player_token,
+    spectator_token,
     token_route,
     verify_seat,
 )
@@ -67,8 +69,7 @@ def club_token(
     ("identity", "attributes", "seat"),
     [
         ("seat-3", None, 3),
-        ("anna@club", {"seat": "5"}, 5),
-        ("seat-3", {"seat": "4"}, 4),  # the attribute wins
+        ("seat-3", {"seat": "4"}, 3),  # the identity only: attributes bind nothing
     ],
 )
 def test_a_clubs_own_token_gives_the_seat(identity, attributes, seat):
@@ -81,6 +82,7 @@ def test_a_clubs_own_token_gives_the_seat(identity, attributes, seat):
         (club_token("seat-3", secret="y" * 40), "Signature"),
         (club_token("seat-3", room="other"), "not for room"),
         (club_token("anna@club"), "no seat"),
+        (club_token("anna@club", {"seat": "5"}), "no seat"),  # a club must use seat-N
         (club_token("host"), "room admin"),
         (club_token("seat-3", ttl=-3600), "expired"),
         ("not-a-jwt", "refused"),
@@ -180,7 +182,7 @@ def test_a_clubs_host_token_must_be_a_room_admins():
 
 
 async def test_a_clubs_token_is_traded_for_our_seat_link(exchange):
-    answer = await exchange.post("/livekit/link", json={"token": club_token("anna", {"seat": "6"})})
+    answer = await exchange.post("/livekit/link", json={"token": club_token("seat-6")})
     assert answer.status_code == 200
     assert answer.json() == {"table": "t1", "seat": 6, "link": "link:t1:6"}
     host = await exchange.post("/livekit/link", json={"token": admin_token("host", True)})
@@ -192,6 +194,7 @@ async def test_a_clubs_token_is_traded_for_our_seat_link(exchange):
     [
         (club_token("seat-3", secret="y" * 40), 401),
         (club_token("anna"), 401),  # no seat
+        (club_token("anna", {"seat": "6"}), 401),  # an attribute binds no seat
         (admin_token("host", False), 401),  # "host" without room admin
         (club_token("seat-3", room="other"), 404),
         (5, 400),
@@ -208,3 +211,18 @@ async def test_a_malformed_link_request_is_refused(exchange, content):
     answer = await exchange.post("/livekit/link", content=content)
     assert answer.status_code == 400
     assert answer.json()["error"] == "malformed"
+
+
+def test_our_tokens_live_minutes_not_hours():
+    """A re-issued host link left a LiveKit room admin for 6 h (issue 30): every token we
+    mint expires within minutes (LiveKit refreshes a connected participant's token)."""
+    import jwt
+
+    for token in (
+        player_token(CREDS, "table-1", 7),
+        host_token(CREDS, "table-1"),
+        spectator_token(CREDS, "table-1", "watch-0123456789ab"),
+        bot_token(CREDS, "table-1"),
+    ):
+        claims = jwt.decode(token, options={"verify_signature": False})
+        assert 0 < claims["exp"] - claims["nbf"] <= 10 * 60, claims

@@ -4,9 +4,8 @@ Theory of operation. The engine says who may speak (`set_speakers`); the room ke
 it believes each participant holds now (from ListParticipants and from the answers to its
 own updates) and converges the two: one `UpdateParticipant` per participant whose publish
 permission differs, revokes before grants (never two open microphones at a turn change),
-each with a complete permission (permissions.py). Calls for one room go one at a time through one
-lock, because concurrent updates for a room can fail with 500 (livekit/livekit#2079), and
-a failed call is retried with backoff on 5xx and timeouts. Every few seconds a reconcile
+each with a complete permission (permissions.py); calls go one at a time, retried
+(service.py). Every few seconds a reconcile
 re-reads ListParticipants and re-applies what the engine said, so a participant who
 rejoined with his token's grants, or an update lost on the way, is put right; it runs on
 its own schedule, however often room events wake the loop in between.
@@ -51,6 +50,7 @@ from plugin.rooms.livekit.seats import (
     BOT_IDENTITY,
     MAX_SEAT,
     check_seat,
+    is_bot_identity,
 )
 from plugin.rooms.livekit.seen import Seen, see
 from plugin.rooms.livekit.service import Retry, RoomService, not_found
@@ -92,6 +92,9 @@ class LiveKitRoom:
         self.policy = policy or Policy()
         self.host_proof = host_proof  # None: nobody can be proved the live host
         self.bot_sid: str | None = None  # the session of our own bot, once it joined
+        self.bot_identity = BOT_IDENTITY  # the name it joined under (bot.py)
+        self.impostors = 0  # sessions under a bot's name not ours, removed
+        self.on_impostor: Callable[[str], None] | None = None  # told of each removal
         self.listed_since = 0.0  # wall clock of the first listing: older webhooks are history
         self.retry = retry or Retry()
         self.reconcile_every = reconcile_every
@@ -113,8 +116,7 @@ class LiveKitRoom:
         self._worker: asyncio.Task[None] | None = None
         self._on_stop = on_stop
         # False while this server may no longer own the table (a lease not renewed in
-        # time: paused, cut off from the database): no update is sent, the new owner's are
-        # left alone. The registry drops the table soon after.
+        # time): no update is sent, the new owner's are left alone.
         self.may_act = may_act
 
     @classmethod
@@ -185,7 +187,7 @@ class LiveKitRoom:
         before = self.participants.get(info.identity)
         if before is not None and before.sid and info.sid and before.sid != info.sid:
             self._forget_session(before.sid)  # a new session replaces the old one
-        seen = self._seen(info)
+        seen = self.seen(info)
         if before is not None and before.sid == info.sid and before.permission is not None:
             # The same session seen again (webhook and the bot's event): what we hold from
             # ListParticipants and our own updates is newer and complete (the rtc SDK's
@@ -197,6 +199,8 @@ class LiveKitRoom:
         if seen.seat is not None:
             await self.presence.joined(seen.seat)
         self._wake.set()
+        if seen.stale or self._impostor(info.identity):  # out as soon as he is seen
+            await self._remove_stale()
 
     async def participant_left(self, info: ParticipantInfo) -> None:
         """A session left, says the bot's SDK or a webhook. He stays under control (revoked
@@ -214,10 +218,11 @@ class LiveKitRoom:
         await self._report_left(seen)
         self.relist_soon(RELIST_SECONDS)
 
-    async def bot_joined(self, sid: str) -> None:
-        """Our own bot joined as session `sid`: only that session publishes as the bot.
-        A join of the bot is a new connection: what it saw before may be stale."""
-        self.bot_sid = sid
+    async def bot_joined(self, sid: str, identity: str = BOT_IDENTITY) -> None:
+        """Our own bot joined as session `sid` under `identity`: only that session
+        publishes as the bot. A join of the bot is a new connection: what it saw before may
+        be stale."""
+        self.bot_sid, self.bot_identity = sid, identity
         self.relist_soon()
         await self._converge()
 
@@ -258,9 +263,8 @@ class LiveKitRoom:
             # and the room is re-read at once, so the server has the last word.
             self._listing, self._left_meanwhile = {}, set()
             try:
-                listed = await self._call(
-                    self._service.list_participants, ListParticipantsRequest(room=self.room)
-                )
+                request = ListParticipantsRequest(room=self.room)
+                listed = await self._call(self._service.list_participants, request)
                 infos = list(listed.participants)
             except ServerError as error:
                 if not not_found(error):
@@ -275,7 +279,7 @@ class LiveKitRoom:
                 if info.sid in left_meanwhile:
                     continue
                 self._gone.pop(info.sid, None)  # listed: here, whatever was remembered
-                self.participants[info.identity] = self._seen(info)
+                self.participants[info.identity] = self.seen(info)
             for identity, seen in newer.items():
                 listed_seen = self.participants.get(identity)
                 if listed_seen is None or listed_seen.sid != seen.sid:
@@ -289,13 +293,14 @@ class LiveKitRoom:
             if seen.seat is not None:
                 await self.presence.joined(seen.seat)
         await self._converge()
+        await self._remove_stale()
 
     def wanted(self, identity: str, seen: Seen) -> PublishPermission | None:
         """What `identity` should be allowed to publish now; None leaves him as he is."""
-        if seen.host or (identity == BOT_IDENTITY and seen.sid == self.bot_sid):
+        if seen.host or (identity == self.bot_identity and seen.sid == self.bot_sid):
             held = seen.publishing
             return None if held is not None and held.publish else self.policy.always()
-        if identity == BOT_IDENTITY and self.bot_sid is not None:
+        if identity == self.bot_identity and self.bot_sid is not None:
             # Another session under our bot's identity: an update names the identity, not
             # the session, so it would land on our own bot once it is back. An impostor
             # is removed instead (the bot's own rejoin replaces him).
@@ -359,12 +364,10 @@ class LiveKitRoom:
             self.participants[identity] = replace(seen, publishing=None)
         return False
 
-    async def _call(self, method: Callable[[T], Awaitable[R]], request: T) -> R:
-        """One RoomService call (the caller holds the lock), retried on 5xx and timeouts.
-        A retry means the way to the server failed meanwhile: the room is re-read after."""
-        return await service.call(method, request, self.retry, self._retried)
+    def _call(self, method: Callable[[T], Awaitable[R]], request: T) -> Awaitable[R]:
+        return service.call(method, request, self.retry, self._retried)  # the lock held
 
-    def _retried(self) -> None:
+    def _retried(self) -> None:  # the way to the server failed meanwhile: re-read after
         self.retries += 1
         self.relist_soon()
 
@@ -372,10 +375,9 @@ class LiveKitRoom:
         loop = asyncio.get_running_loop()
         next_reconcile = loop.time() + self.reconcile_every
         while not self._stopping:
-            # The reconcile keeps its own deadline: events that wake the loop (a spectator
-            # joining every 2 s) must not push it back for ever. asyncio.timeout, not
-            # wait_for: Python 3.11's wait_for can swallow a cancellation that arrives as
-            # its timeout fires (cpython#86296), and stop() then waited for ever.
+            # The reconcile keeps its own deadline, however often events wake the loop.
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for can swallow a
+            # cancellation that arrives as its timeout fires (cpython#86296).
             deadline = next_reconcile if self._due is None else min(next_reconcile, self._due)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(max(0.0, deadline - loop.time())):
@@ -398,26 +400,59 @@ class LiveKitRoom:
 
     def seen(self, info: ParticipantInfo) -> Seen:
         """Who `info` is to this room: his seat, or the proved host (the overlay's RPC)."""
-        return self._seen(info)
-
-    def _seen(self, info: ParticipantInfo) -> Seen:
         return see(info, self.host_proof, self.seats, self.generations())
 
     async def reissued(self) -> None:
         """A link of this table was re-issued: every session of an older token of ours is
-        seen again as nobody's (silenced, its RPC a spectator's) and removed from the room
-        now; its token may still join until it expires, and then sits nowhere."""
+        nobody's now, and removed from the room (by the reconcile's _remove_stale)."""
         await self.reconcile()
+
+    def _impostor(self, identity: str) -> bool:
+        """A reserved bot name that is not the one our bot joined under (seats.py)."""
+        return is_bot_identity(identity) and identity != self.bot_identity
+
+    async def _remove_stale(self) -> None:
+        """Remove every session the room sees of a token minted for a link re-issued since
+        (issue 30: his generation is stale), and every impostor under another bot name
+        than our bot's, whenever the bot sees them: at a re-issue, at a join, at any
+        listing."""
+        unwanted = [i for i, s in self.participants.items() if s.stale or self._impostor(i)]
+        if not unwanted:
+            return
         async with self._lock:
-            for identity, seen in list(self.participants.items()):
-                if not seen.stale or not self.may_act():
+            for identity in unwanted:
+                if identity not in self.participants or not self.may_act():
                     continue
-                request = RoomParticipantIdentity(room=self.room, identity=identity)
-                try:
-                    await self._call(self._service.remove_participant, request)
-                except ServerError as error:
-                    if not not_found(error):
-                        raise
-                self.participants.pop(identity, None)  # that session is over
-                if seen.sid:
-                    self._forget_session(seen.sid)
+                impostor = self._impostor(identity)
+                why = "is an impostor of the bot" if impostor else "holds a re-issued token"
+                log.warning("livekit: %s in %s %s: removed", identity, self.room, why)
+                await self._remove(identity)
+                if impostor:
+                    self.impostors += 1
+                    if self.on_impostor is not None:
+                        self.on_impostor(identity)
+
+    async def remove(self, identity: str) -> bool:
+        """Remove `identity` from the room (a flooder, an impostor); whether it was done
+        (not while this server may not act for the table)."""
+        async with self._lock:
+            if not self.may_act():
+                return False
+            await self._remove(identity)
+            return True
+
+    async def _remove(self, identity: str) -> None:
+        request = RoomParticipantIdentity(room=self.room, identity=identity)
+        try:
+            await self._call(self._service.remove_participant, request)
+        except ServerError as error:
+            if not not_found(error):
+                raise
+        seen = self.participants.pop(identity, None)  # that session is over
+        if seen is not None and seen.sid:
+            self._forget_session(seen.sid)
+            await self._report_left(seen)
+
+    def hosts(self) -> list[str]:
+        """The identities of the proved live host in the room now."""
+        return [identity for identity, seen in self.participants.items() if seen.host]

@@ -48,6 +48,8 @@ from livekit.protocol.models import ParticipantInfo, ParticipantPermission
 
 from plugin.host.ports import PcmFrame
 from plugin.rooms.livekit.ffi import narrow_events
+from plugin.rooms.livekit.guard import DataGuard
+from plugin.rooms.livekit.seats import BOT_IDENTITY, new_bot_identity
 from plugin.rooms.livekit.webhook import RoomEvents
 
 log = logging.getLogger(__name__)
@@ -83,6 +85,8 @@ class LiveKitBot:
         on_session: Callable[[str], Awaitable[None]] | None = None,
         quiet_after: float = QUIET_SECONDS,
         on_reconnect: Callable[[], None] | None = None,
+        guard: DataGuard | None = None,
+        token_for: Callable[[str], str] | None = None,
     ) -> None:
         self.url = url
         self.room = rtc.Room()
@@ -102,8 +106,13 @@ class LiveKitBot:
         self._joined_at = 0.0
         self._on_session = on_session
         self._on_reconnect = on_reconnect
+        self.guard = guard  # drops a participant's data flood before it reaches Python
         self.reconnects = 0  # the SDK's reconnecting/reconnected events (resumes, restarts)
         self._token = token
+        # With `token_for` (a token for a given identity) a bot replaced by an impostor
+        # twice in a row joins again under a name of its own (seats.new_bot_identity).
+        self._token_for = token_for
+        self.wanted_identity = BOT_IDENTITY
         self._rejoin_delay = rejoin_delay
         self._stopping = False
         self._events = events
@@ -140,9 +149,16 @@ class LiveKitBot:
         # be stale (a restart reports everybody gone and back), so it is re-read at once.
         room.on("reconnecting", self._reconnecting)
         room.on("reconnected", self._reconnecting)
-        token = self._token() if callable(self._token) else self._token
+        if self._token_for is not None:
+            token = self._token_for(self.wanted_identity)
+        else:
+            token = self._token() if callable(self._token) else self._token
         await room.connect(self.url, token, rtc.RoomOptions(auto_subscribe=False))
-        narrow_events(room)  # one server hosts many bots: each hears its own room only
+        # One server hosts many bots: each hears its own room only, and data packets only
+        # as far as the guard lets them through.
+        if self.guard is not None:
+            self.guard.bind(asyncio.get_running_loop())
+        narrow_events(room, self.guard.admit if self.guard is not None else None)
         self.room = room
         self._joined_at = asyncio.get_running_loop().time()
         if self._on_session is not None:  # proved before we publish as the bot
@@ -181,7 +197,15 @@ class LiveKitBot:
         self._spawn(self._rejoin())
 
     async def _rejoin(self) -> None:
-        if self._duplicate_streak:  # each duplicate in a row waits longer: two bots of a
+        if self._duplicate_streak >= 2 and self._token_for is not None:
+            # An impostor under our name again: we leave him the name and take one of our
+            # own, so that he is the one removed at each join (issue 30), not us.
+            self.wanted_identity = new_bot_identity()
+            log.warning(
+                "livekit: the bot of %s joins again as %s (an impostor holds %s)",
+                self.room.name, self.wanted_identity, self.identity,
+            )  # fmt: skip
+        elif self._duplicate_streak:  # each duplicate in a row waits longer: two bots of a
             # room never fight fast
             await asyncio.sleep(self._rejoin_delay * 2 ** min(self._duplicate_streak - 1, 5))
         delay = self._rejoin_delay

@@ -18,6 +18,7 @@ version of the SDK) it changes nothing and says so once.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from livekit import rtc
@@ -33,20 +34,28 @@ MEDIA_EVENTS = frozenset(
 _warned = False
 
 
-def own_events(handle: int) -> Any:
-    """The filter of the room whose FFI handle is `handle`."""
+def own_events(handle: int, admit: Callable[[str], bool] | None = None) -> Any:
+    """The filter of the room whose FFI handle is `handle`; `admit(identity)` decides, on
+    the SDK's thread, whether a data packet from `identity` is handed to Python at all
+    (guard.py: a flood is dropped here, before it reaches the event loop)."""
 
     def keep(event: Any) -> bool:
         which = event.WhichOneof("message")
         if which == "room_event":
-            return bool(event.room_event.room_handle == handle)
+            room_event = event.room_event
+            if room_event.room_handle != handle:
+                return False
+            if admit is not None and room_event.WhichOneof("message") == "data_packet_received":
+                return admit(room_event.data_packet_received.participant_identity)
+            return True
         return which not in MEDIA_EVENTS
 
     return keep
 
 
-def narrow_events(room: rtc.Room) -> bool:
-    """Make the connected `room` hear only its own events; whether it could."""
+def narrow_events(room: rtc.Room, admit: Callable[[str], bool] | None = None) -> bool:
+    """Make the connected `room` hear only its own events (and of the data packets, only
+    those `admit` lets through); whether it could."""
     global _warned
     queue = getattr(room, "_ffi_queue", None)
     handle = getattr(getattr(room, "_ffi_handle", None), "handle", None)
@@ -57,7 +66,7 @@ def narrow_events(room: rtc.Room) -> bool:
         with lock:
             for index, entry in enumerate(subscribers):
                 if entry[0] is queue:
-                    subscribers[index] = (entry[0], entry[1], own_events(handle))
+                    subscribers[index] = (entry[0], entry[1], own_events(handle, admit))
                     return True
     if not _warned:
         _warned = True

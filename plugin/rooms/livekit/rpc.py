@@ -30,7 +30,7 @@ from livekit import rtc
 
 from plugin.rooms.livekit.backend import LiveKitRoom, Seen
 from plugin.rooms.livekit.bot import participant_info
-from plugin.rooms.livekit.seats import BOT_IDENTITY
+from plugin.rooms.livekit.seats import is_bot_identity
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ class OverlayChannel:
             identity
             for identity, seen in self.room.participants.items()
             if seen.permission is not None and seen.permission.hidden
-            and seen.seat is None and not seen.host and identity != BOT_IDENTITY
+            and seen.seat is None and not seen.host and not is_bot_identity(identity)
         }  # fmt: skip
 
     async def _watch(self, rtc_room: rtc.Room) -> None:
@@ -133,8 +133,8 @@ class OverlayChannel:
 
     async def caller(self, identity: str) -> Caller | None:
         """The caller behind a verified identity, None if the room does not know him."""
-        if identity == BOT_IDENTITY:
-            return None  # another bot (a duplicate) is nobody's seat
+        if is_bot_identity(identity):
+            return None  # another bot (a duplicate, an impostor) is nobody's seat
         seen = self._seen(identity)
         now = asyncio.get_running_loop().time()
         if seen is None and now - self._read_at >= READ_ROOM_SECONDS:

@@ -1,24 +1,44 @@
 """Seats and LiveKit identities: which participant sits in which seat.
 
-Our tokens bind the seat twice, in the identity (`seat-7`) and in the attributes
-(`{"seat": "7"}`); a club's own tokens may carry only the attribute, so the attribute wins.
+The seat comes only from the identity (`seat-7`), which the token's signer minted and
+nobody can change once joined (issue 30). Attributes are visible to the room and writable
+by any room admin (an old host token stays one until it expires) and by a participant
+whose token allows metadata updates: an admin set seat 7's `seat` attribute to 1, and the
+bot treated him as seat 1 (his view, his microphone in seat 1's speech, his `pass`). Our
+tokens still carry `{"seat": "7"}` for a page to show; it binds nothing. A club's own token
+server must give its players the identity `seat-N` (docs/livekit.md).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import secrets
 
 HOST_IDENTITY = "host"  # the live host: always may publish
 BOT_IDENTITY = "autohost-bot"  # our bot's voice: always may publish
-SEAT_ATTRIBUTE = "seat"
+# The reserved bot names: `autohost-bot` and `autohost-bot-<anything>`. A club's token
+# server must never hand them out (docs/livekit.md). A bot replaced by an impostor under
+# its name twice in a row joins again as `autohost-bot-<random>` (new_bot_identity), which
+# nobody can guess ahead, and the impostor is then removed at each join (issue 30).
+BOT_PREFIX = BOT_IDENTITY + "-"
+SEAT_ATTRIBUTE = "seat"  # shown by pages; binds nothing
 MAX_SEAT = 99
 
-# One spelling of a seat number, in the identity and in the attribute: ASCII digits, no
+# One spelling of a seat number: ASCII digits, no
 # leading zero ("03", "３", "٣", "²" are no seat: str.isdigit and int take any Unicode
 # digit, and "²" passed isdigit and then broke int()).
 _SEAT_NUMBER = re.compile(r"[1-9][0-9]?")
 _SEAT_IDENTITY = re.compile(r"seat-([1-9][0-9]?)(?:\.[1-9][0-9]{0,8})?")  # seat-3, seat-3.1
+
+
+def is_bot_identity(identity: str) -> bool:
+    """Whether `identity` is one of the reserved bot names (ours or an impostor's)."""
+    return identity == BOT_IDENTITY or identity.startswith(BOT_PREFIX)
+
+
+def new_bot_identity() -> str:
+    """A bot name of its own for one bot's join: `autohost-bot-<12 hex>`."""
+    return BOT_PREFIX + secrets.token_hex(6)
 
 
 def identity_for_seat(seat: int) -> str:
@@ -33,12 +53,10 @@ def check_seat(seat: object) -> int:
     return seat
 
 
-def seat_of(identity: str, attributes: Mapping[str, str] | None = None) -> int | None:
-    """The seat a participant sits in (attribute first, then identity), or None (no seat)."""
-    text = (attributes or {}).get(SEAT_ATTRIBUTE)
-    if text is None:
-        match = _SEAT_IDENTITY.fullmatch(identity)
-        text = match.group(1) if match else None
+def seat_of(identity: str) -> int | None:
+    """The seat a participant sits in, from his identity only, or None (no seat)."""
+    match = _SEAT_IDENTITY.fullmatch(identity)
+    text = match.group(1) if match else None
     if text is None or not _SEAT_NUMBER.fullmatch(text):
         return None
     seat = int(text)

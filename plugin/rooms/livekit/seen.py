@@ -42,8 +42,7 @@ def see(
     permission = ParticipantPermission()
     permission.CopyFrom(info.permission)
     host = is_proved_host(host_proof, info.identity, info.attributes, permission)
-    fixed = _fixed_attributes(info, permission)
-    seat = None if host else seat_of(info.identity, fixed)
+    seat = None if host else seat_of(info.identity)  # never from attributes (issue 30)
     if seat is not None and seat > seats:
         seat = None
     stale = is_stale(info.identity, generations)
@@ -68,10 +67,3 @@ def is_stale(identity: str, generations: Mapping[int | str, int]) -> bool:
         return False
     link, generation = minted
     return generation < generations.get(link, 0)
-
-
-def _fixed_attributes(info: ParticipantInfo, held: ParticipantPermission) -> Mapping[str, str]:
-    """The attributes that may bind a seat: none when the participant can rewrite his own
-    (can_update_metadata, which a revoke now keeps), or he could take another seat's turn
-    by setting `seat`; his identity (`seat-N`) still binds him."""
-    return {} if held.can_update_metadata else info.attributes

@@ -1,6 +1,8 @@
 """LiveKit access tokens: minting them for our players and host, verifying a club's own.
 
-A player's token binds his seat twice (identity `seat-N`, attribute `seat`) and lets him
+A player's token binds his seat in his identity `seat-N` (the attribute `seat` it also
+carries is for pages to show: it binds nothing, seats.py; a club's own token must use the
+identity `seat-N` too) and lets him
 publish nothing at join: the engine's grant opens his microphone when his turn comes (a
 token allowing it let a rejoining player talk for ~120 ms before the revoke). The host's
 token is a room admin's and carries the host proof (proof.py). `token_route` serves
@@ -39,7 +41,11 @@ Viewer = Seat | Literal["watch"]  # "watch": a spectator (a watch link's token)
 # (table, seat, the link's generation) of one of our links, or None (refused).
 LinkVerifier = Callable[[str], "tuple[str, Viewer, int] | None"]
 
-DEFAULT_TTL = datetime.timedelta(hours=6)
+# Minutes, not hours (issue 30): a re-issued host link left a room admin for 6 h. LiveKit
+# itself pushes a refreshed token to every connected participant (with the same identity,
+# so the same link generation) well before it expires; a page that reloads asks
+# /livekit/token again with its link, which is refused once the link was re-issued.
+DEFAULT_TTL = datetime.timedelta(minutes=10)
 
 
 class InvalidToken(ValueError):
@@ -139,7 +145,13 @@ def host_token(
     return _sign(creds, identity, "host", grants, ttl, attributes)
 
 
-def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL) -> str:
+def bot_token(
+    creds: Credentials,
+    room: str,
+    *,
+    ttl: datetime.timedelta = DEFAULT_TTL,
+    identity: str = BOT_IDENTITY,
+) -> str:
     """The bot's token: a visible participant that publishes the host's voice."""
     grants = VideoGrants(
         room_join=True,
@@ -149,7 +161,7 @@ def bot_token(creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAUL
         can_subscribe=True,
         can_publish_data=True,
     )
-    return _sign(creds, BOT_IDENTITY, "Host (autohost)", grants, ttl)
+    return _sign(creds, identity, "Host (autohost)", grants, ttl)
 
 
 def spectator_token(
@@ -202,7 +214,7 @@ def verify_club_token(verifier: TokenVerifier, token: str) -> tuple[str, Seat]:
         if not video.room_admin:
             raise InvalidToken("a host token must be a room admin's")
         return video.room, "host"
-    seat = seat_of(claims.identity, claims.attributes)
+    seat = seat_of(claims.identity)  # the identity only, as in the room (seats.py)
     if seat is None:
         raise InvalidToken(f"LiveKit token for {claims.identity!r} is bound to no seat")
     return video.room, seat

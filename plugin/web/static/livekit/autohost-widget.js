@@ -17,6 +17,7 @@
 
 import { endContainer, renderEnd } from "../end/end.js";
 import { loadTexts } from "../i18n/i18n.js";
+import { openEveryMicrophone, watchForBot } from "./open-microphones.js";
 import { connectRpcTransport } from "./rpc-transport.js";
 import { connectTransport, linkFromLiveKitToken } from "./transport.js";
 
@@ -195,6 +196,27 @@ export function attachAutohost(room, livekit, options = {}) {
       .then(({ link, table }) => connect(link, table))
       .catch((error) => { widget.lastError = String(error); });
   }
+  // The live host's page (options.hostRescue = {url, token, room}: his own LiveKit room
+  // admin token) offers "open every microphone" once no bot has been in the room for a
+  // while: a stopped server leaves the microphones as they are, and if none comes back
+  // the host can still let everybody talk (open-microphones.js).
+  let rescue = null;
+  if (options.hostRescue && overlay) {
+    const button = document.createElement("button");
+    button.dataset.openMicrophones = "";
+    button.textContent = "Open every microphone";
+    button.hidden = true;
+    button.onclick = () => openEveryMicrophone(options.hostRescue)
+      .then((opened) => { widget.opened = opened; button.hidden = true; })
+      .catch((error) => { widget.lastError = String(error); });
+    overlay.append(button);
+    rescue = watchForBot(room, {
+      seconds: options.hostRescue.seconds ?? 15,
+      onChange: (absent) => { button.hidden = !absent; },
+    });
+  }
+  const stop = widget.stop;
+  widget.stop = () => { rescue?.stop(); stop(); };
   render();
   return widget;
 }

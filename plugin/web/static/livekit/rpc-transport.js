@@ -10,6 +10,11 @@
 // Same interface as transport.js: {send(type, fields) -> id, close()}.
 
 export const BOT_IDENTITY = "autohost-bot";
+// A bot replaced by an impostor under its name joins again as `autohost-bot-<random>`
+// (the server removes every other holder of a bot name at once): a page talks to the bot
+// name it saw join last that is still in the room.
+export const isBotIdentity = (identity, bot = BOT_IDENTITY) =>
+  typeof identity === "string" && (identity === bot || identity.startsWith(`${bot}-`));
 export const HELLO_METHOD = "autohost.hello";
 export const COMMAND_METHOD = "autohost.command";
 export const TOPIC = "autohost";
@@ -30,6 +35,16 @@ export function connectRpcTransport(room, livekit, {
   let closed = false;
   let counter = 0;
   let pending = new Map();  // seq -> received parts (only the newest seq is kept)
+  let current = bot;  // the bot name seen join last
+
+  function target() {  // the bot to call: the last one seen join, if still in the room
+    const present = room.remoteParticipants;
+    if (!present || present.has?.(current)) return current;
+    for (const identity of present.keys?.() ?? []) {
+      if (isBotIdentity(identity, bot)) return (current = identity);
+    }
+    return current;
+  }
 
   function deliver(text) {
     let message;
@@ -40,7 +55,7 @@ export function connectRpcTransport(room, livekit, {
   }
 
   function onData(payload, participant, _kind, topic) {
-    if (participant?.identity !== bot) return;  // only the bot speaks for the table
+    if (!isBotIdentity(participant?.identity, bot)) return;  // only the bot speaks for us
     if (topic === TOPIC) {
       deliver(decoder.decode(payload));
     } else if (topic === PART_TOPIC) {
@@ -60,7 +75,9 @@ export function connectRpcTransport(room, livekit, {
     }
   }
   function onJoined(participant) {
-    if (participant.identity === bot) hello();  // a new owner's bot (a failover)
+    if (!isBotIdentity(participant.identity, bot)) return;
+    current = participant.identity;
+    hello();  // a new owner's bot (a failover), or ours under a name of its own
   }
   room.on(RoomEvent.DataReceived, onData);
   room.on(RoomEvent.ParticipantConnected, onJoined);
@@ -72,7 +89,7 @@ export function connectRpcTransport(room, livekit, {
       if (closed) throw new Error("closed");
       try {
         const answer = await room.localParticipant.performRpc({
-          destinationIdentity: bot, method, payload, responseTimeout: 5000,
+          destinationIdentity: target(), method, payload, responseTimeout: 5000,
         });
         return JSON.parse(answer);
       } catch (error) {
