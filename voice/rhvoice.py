@@ -34,6 +34,14 @@ _BOUNDARY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.
 _PLAY_AUDIO = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 _DONE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
+# Bump when `prepared` changes what a voice is given: part of the synthesis cache key.
+TEXT_VERSION = 1
+# RHVoice's Ukrainian voices take the ASCII apostrophe (num2words writes "дев'ять",
+# "п'ять") and the typographic one for a break inside the word: natalia says "дев" and
+# "ять" apart, and a listener (bench/intelligibility.py's recogniser) hears "давять". The
+# Ukrainian letter apostrophe U+02BC is read as the sound it marks.
+_APOSTROPHES = {"uk": str.maketrans({"'": "\u02bc", "\u2019": "\u02bc"})}
+
 _MESSAGE_TEXT = 0
 _PUNCTUATION_DEFAULT = 0
 _CAPITALS_DEFAULT = 0
@@ -104,6 +112,12 @@ class InstalledVoice:
     lang: str
 
 
+def prepared(text: str, lang: str) -> str:
+    """`text` as a voice of `lang` reads it best (see _APOSTROPHES)."""
+    table = _APOSTROPHES.get(lang)
+    return text.translate(table) if table else text
+
+
 def library_path() -> str:
     """The library to load: $AUTOHOST_RHVOICE_LIBRARY, else the soname."""
     return os.environ.get(LIBRARY_ENV) or LIBRARY
@@ -166,9 +180,11 @@ class Engine:
         """`text` said by `voice` at `rate` % of its normal speed: (int16 PCM, sample rate).
 
         An unknown voice is refused here: RHVoice would silently use another one."""
-        if not self.has(voice):
+        found = [v for v in self.voices if v.name == voice.lower()]
+        if not found:
             have = ", ".join(v.name for v in self.voices)
             raise RHVoiceError(f"RHVoice has no voice {voice!r} (installed: {have})")
+        text = prepared(text, found[0].lang)
         params = _SynthParams(
             voice_profile=voice.encode(),
             relative_rate=rate / 100,
