@@ -35,12 +35,13 @@ _PLAY_AUDIO = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 _DONE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 # Bump when `prepared` changes what a voice is given: part of the synthesis cache key.
-TEXT_VERSION = 1
-# RHVoice's Ukrainian voices take the ASCII apostrophe (num2words writes "дев'ять",
-# "п'ять") and the typographic one for a break inside the word: natalia says "дев" and
-# "ять" apart, and a listener (bench/intelligibility.py's recogniser) hears "давять". The
-# Ukrainian letter apostrophe U+02BC is read as the sound it marks.
-_APOSTROPHES = {"uk": str.maketrans({"'": "\u02bc", "\u2019": "\u02bc"})}
+TEXT_VERSION = 2
+# RHVoice's Ukrainian voices and the apostrophe of "дев'ять", "п'ять" (num2words writes
+# ASCII): with it, natalia and anatol say the word in two pieces and a listener (the
+# recogniser of bench/intelligibility.py) hears "давять", "де в'ять", "пиять"; the letter
+# apostrophe U+02BC fares no better in a phrase's chunks. Without it both voices say a
+# nine and a five that were heard as 9 and 5 in every seat phrase tried (docs/voice.md).
+_APOSTROPHES = {"uk": str.maketrans({"'": "", "\u2019": "", "\u02bc": ""})}
 
 _MESSAGE_TEXT = 0
 _PUNCTUATION_DEFAULT = 0
