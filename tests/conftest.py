@@ -10,6 +10,8 @@ from playwright.async_api import Browser, async_playwright
 from plugin.rooms.embedded import loopback_ice as _loopback_ice
 from testing.browser import launch_chromium
 from testing.livekit_server import LiveKitServer, running_server, server_binary
+from testing.recogniser import Recogniser, recogniser
+from testing.recogniser import missing as recogniser_missing
 
 
 @pytest.fixture
@@ -43,3 +45,25 @@ def livekit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKit
         )
     with running_server(binary, tmp_path_factory.mktemp("livekit")) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def hearer() -> Recogniser:
+    """The offline recogniser that judges the voice (Whisper base, the `speech` extra:
+    tests/voice/test_intelligibility_*.py, tests/*/test_hearing.py); skipped, saying how to
+    install it, where it is missing."""
+    why = recogniser_missing()
+    if why is not None:
+        pytest.skip(why)
+    return recogniser()
+
+
+@pytest.fixture(scope="session")
+def default_voice_rhvoice() -> None:
+    """Skip unless RHVoice loads here (the default voice the intelligibility promise is
+    about; without it the host falls back to espeak-ng, which is not understood)."""
+    from voice.synth import rhvoice_engine
+
+    engine = rhvoice_engine()
+    if isinstance(engine, Exception):
+        pytest.skip(str(engine))

@@ -34,6 +34,15 @@ _BOUNDARY = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.
 _PLAY_AUDIO = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
 _DONE = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
+# Bump when `prepared` changes what a voice is given: part of the synthesis cache key.
+TEXT_VERSION = 2
+# RHVoice's Ukrainian voices and the apostrophe of "дев'ять", "п'ять" (num2words writes
+# ASCII): with it, natalia and anatol say the word in two pieces and a listener (the
+# recogniser of bench/intelligibility.py) hears "давять", "де в'ять", "пиять"; the letter
+# apostrophe U+02BC fares no better in a phrase's chunks. Without it both voices say a
+# nine and a five that were heard as 9 and 5 in every seat phrase tried (docs/voice.md).
+_APOSTROPHES = {"uk": str.maketrans({"'": "", "\u2019": "", "\u02bc": ""})}
+
 _MESSAGE_TEXT = 0
 _PUNCTUATION_DEFAULT = 0
 _CAPITALS_DEFAULT = 0
@@ -104,6 +113,12 @@ class InstalledVoice:
     lang: str
 
 
+def prepared(text: str, lang: str) -> str:
+    """`text` as a voice of `lang` reads it best (see _APOSTROPHES)."""
+    table = _APOSTROPHES.get(lang)
+    return text.translate(table) if table else text
+
+
 def library_path() -> str:
     """The library to load: $AUTOHOST_RHVOICE_LIBRARY, else the soname."""
     return os.environ.get(LIBRARY_ENV) or LIBRARY
@@ -166,9 +181,11 @@ class Engine:
         """`text` said by `voice` at `rate` % of its normal speed: (int16 PCM, sample rate).
 
         An unknown voice is refused here: RHVoice would silently use another one."""
-        if not self.has(voice):
+        found = [v for v in self.voices if v.name == voice.lower()]
+        if not found:
             have = ", ".join(v.name for v in self.voices)
             raise RHVoiceError(f"RHVoice has no voice {voice!r} (installed: {have})")
+        text = prepared(text, found[0].lang)
         params = _SynthParams(
             voice_profile=voice.encode(),
             relative_rate=rate / 100,

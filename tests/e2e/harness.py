@@ -10,6 +10,7 @@ import asyncio
 import time
 from functools import partial
 
+import numpy as np
 from playwright.async_api import Page
 
 from testing import eventually
@@ -153,3 +154,55 @@ async def wait_for_quiet(
 
 # Wait until a condition on the server side holds; fail after 10 seconds.
 until = partial(eventually, seconds=10.0)
+
+
+# A recorder of what a page plays from a MediaStream: the decoded samples (after WebRTC's
+# Opus decoder and jitter buffer), read through WebAudio like the meter above, kept in the
+# page until `recorded` fetches them. The processor must reach the destination to run;
+# a gain of 0 keeps the page silent.
+_RECORDER_JS = """
+([name, stream]) => {
+  window.__recorders = window.__recorders || {};
+  const context = new AudioContext({ sampleRate: 48000 });
+  const element = new Audio();
+  element.muted = true;
+  element.srcObject = stream;
+  element.play().catch(() => {});
+  const source = context.createMediaStreamSource(stream);
+  const processor = context.createScriptProcessor(4096, 1, 1);
+  const mute = context.createGain();
+  mute.gain.value = 0;
+  const recorder = { chunks: [], on: false, context, element, processor };
+  processor.onaudioprocess = (event) => {
+    if (recorder.on) recorder.chunks.push(Array.from(event.inputBuffer.getChannelData(0)));
+  };
+  source.connect(processor);
+  processor.connect(mute);
+  mute.connect(context.destination);
+  context.resume();
+  window.__recorders[name] = recorder;
+}
+"""
+
+
+async def start_recording(page: Page, name: str, stream_expression: str) -> int:
+    """Record the stream `stream_expression` evaluates to from now on; returns the rate."""
+    handle = await page.evaluate_handle(stream_expression)
+    await page.evaluate(_RECORDER_JS, [name, handle])
+    await page.evaluate("([name]) => { window.__recorders[name].on = true; }", [name])
+    return int(await page.evaluate("([name]) => window.__recorders[name].context.sampleRate",
+                                   [name]))  # fmt: skip
+
+
+async def recorded(page: Page, name: str) -> np.ndarray:
+    """Stop recording and return what was recorded as mono int16 PCM."""
+    chunks = await page.evaluate(
+        "([name]) => { const r = window.__recorders[name]; r.on = false; return r.chunks; }",
+        [name],
+    )
+    floats = (
+        np.concatenate([np.asarray(c, dtype=np.float32) for c in chunks])
+        if chunks
+        else (np.zeros(0, np.float32))
+    )
+    return np.round(np.clip(floats, -1.0, 1.0) * 32767).astype(np.int16)

@@ -180,3 +180,10 @@ def trimmed(samples: np.ndarray) -> np.ndarray:
     loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > audio.SILENCE_LEVEL)
     edge = audio.SAMPLE_RATE * audio.EDGE_MS // 1000
     return samples[loud[0] - edge : loud[-1] + 1 + edge]
+
+
+def said_by_default_voice(
+    lang: str, key: str, params: dict[str, object], cache: Path
+) -> np.ndarray:
+    """One announcement as the table's default voice says it (48 kHz PCM), rendered cold."""
+    return Synthesizer(cache).phrase(spoken(lang), key, params)
