@@ -16,12 +16,15 @@ beforeEach(() => {
   timers = new FakeTimers();
 });
 
-test("the backoff doubles from 250 ms to 5 s", () => {
+test("the backoff doubles from 250 ms to 1 s for the first 30 s of an outage, then to 5 s", () => {
   const backoff = new Backoff({ random: () => 0.5 }); // the middle of the jitter: no change
-  const waits = Array.from({ length: 8 }, () => backoff.next());
-  assert.deepEqual(waits, [250, 500, 1000, 2000, 4000, 5000, 5000, 5000]);
+  const waits = Array.from({ length: 40 }, () => backoff.next());
+  assert.deepEqual(waits.slice(0, 5), [250, 500, 1000, 1000, 1000]);
+  const fast = waits.findIndex((wait, i) => waits.slice(0, i).reduce((a, b) => a + b, 0) >= 30000);
+  assert.ok(waits.slice(2, fast).every((wait) => wait === 1000), waits);
+  assert.deepEqual(waits.slice(fast, fast + 2), [5000, 5000]); // a server gone for longer
   backoff.reset();
-  assert.equal(backoff.next(), 250);
+  assert.deepEqual([backoff.next(), backoff.next(), backoff.next()], [250, 500, 1000]);
 });
 
 test("each wait is drawn within ±25 % of the step", () => {

@@ -2,9 +2,15 @@
 // the video tiles. Both are optional for the game: a page without a microphone or without
 // video still plays through the overlay.
 //
-// The audio connection heals itself: when the peer connection fails or closes (a server
-// restart, a network change, ICE consent lost on a starved machine) the page connects
-// again with backoff, keeps its sending state, and plays the new stream.
+// The audio connection heals itself: when the peer connection fails or closes (a network
+// change, ICE consent lost on a starved machine) the page connects again with backoff,
+// keeps its sending state, and plays the new stream. After a server restart or a failover
+// the old peer connection is dead but takes 15 s or more to be declared so; the page's
+// socket is back long before, so the page rejoins at once when its socket reconnects
+// ("socket-reconnected" on document, page.js), whatever its peer connection still says
+// (issue 32: the speaker's audio back within a second or two of the server, not 17 s). A
+// cut of the page's own network that its socket survives leaves the peer connection to
+// recover by itself (ICE resumes within moments of the network coming back).
 
 import { connect } from "../embedded/media.js";
 
@@ -25,6 +31,9 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
   let sending = true;
   let closed = false;
   let delay = FIRST_RETRY_MS;
+  let retryTimer = null;
+  let joining = null; // the join under way, if any
+  let rejoinAgain = false; // a rejoin was asked for while one was under way
 
   let microphone; // undefined: ask getUserMedia; a stream: send that one
 
@@ -57,22 +66,60 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
     current = null;
     const wait = delay;
     delay = Math.min(delay * 2, MAX_RETRY_MS);
-    setTimeout(() => {
-      if (closed) return;
-      join()
-        .then(() => (delay = FIRST_RETRY_MS))
-        .catch(() => retry());
-    }, wait);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(attempt, wait);
   }
 
-  await join();
+  function attempt() {
+    retryTimer = null;
+    if (closed) return;
+    joining = join();
+    joining
+      .then(() => (delay = FIRST_RETRY_MS))
+      .catch(() => retry())
+      .finally(() => {
+        joining = null;
+        if (rejoinAgain) {
+          rejoinAgain = false;
+          rejoin();
+        }
+      });
+  }
+
+  /** Drop the peer connection and join again now (the server restarted or failed over:
+   * the old one leads nowhere), instead of waiting for it to be declared dead. */
+  function rejoin() {
+    if (closed) return;
+    if (joining) {
+      rejoinAgain = true; // the join under way may have gone to the server that went away
+      return;
+    }
+    clearTimeout(retryTimer);
+    current?.close();
+    current = null;
+    delay = FIRST_RETRY_MS;
+    attempt();
+  }
+
+  const onReconnected = () => rejoin();
+  document.addEventListener("socket-reconnected", onReconnected);
+
+  try {
+    await join();
+  } catch (error) {
+    document.removeEventListener("socket-reconnected", onReconnected);
+    throw error;
+  }
   return {
     async setSending(on) {
       sending = on;
       await current?.setSending(on);
     },
+    rejoin,
     close() {
       closed = true;
+      clearTimeout(retryTimer);
+      document.removeEventListener("socket-reconnected", onReconnected);
       current?.close();
     },
   };

@@ -111,8 +111,12 @@ export async function startPage({ debugName, onView, title, onNextGame }) {
   const socket = openSocket(token, {
     onState: (next) => receive(next),
     onStatus: (next) => {
+      const back = next === "online" && status === "reconnecting";
       status = next;
       renderStatus();
+      // The server may have restarted or failed over: the media rejoins now (av.js), not
+      // when its old peer connection is finally declared dead.
+      if (back) document.dispatchEvent(new CustomEvent("socket-reconnected"));
     },
     onError: (error) => toast($("toast"), t("error", { message: refusal(error) })),
     // The host started the next game: this page's seat there (its token came over this

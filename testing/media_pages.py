@@ -1,0 +1,69 @@
+"""Seat pages in Chromium with their audio connection to the embedded room, and when that
+audio flows: what the restart and blip tests and benches share (issue 32).
+
+A page's audio connection is `window.__room` (widget/av.js): each (re)join replaces it. A
+mark set on the connection in use (`mark_connection`) tells the new one from the old;
+`audio_flowing` is true once the page's current connection is not the marked one and
+packets of the room's mix arrive on it (the server's mixer sends every 20 ms to every
+connected peer, so packets arriving is the path working).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from playwright.async_api import Browser, Page
+
+from .waiting import eventually
+
+_PACKETS_JS = """
+async (mark) => {
+  const room = window.__room;
+  if (!room || (mark !== null && room.__mark === mark)) return -1;
+  if (room.pc.connectionState !== "connected") return -1;
+  const stats = await room.pc.getStats();
+  let packets = 0;
+  stats.forEach((r) => {
+    if (r.type === "inbound-rtp" && r.kind === "audio") packets = r.packetsReceived;
+  });
+  return packets;
+}
+"""
+
+
+async def open_seat(browser: Browser, link: str) -> Page:
+    """A seat's page at `link`, once its audio connection carries the room's mix."""
+    page = await browser.new_page()
+    await page.goto(link, timeout=30_000)
+    await eventually(lambda: audio_flowing(page, None), "the page's audio", seconds=30)
+    return page
+
+
+async def packets(page: Page, mark: str | None) -> int:
+    """Audio packets received on the page's connection; -1 while it is the marked one or
+    not connected."""
+    try:
+        return int(await page.evaluate(_PACKETS_JS, mark))
+    except Exception:  # the page is between connections (a navigation, a closed context)
+        return -1
+
+
+async def audio_flowing(page: Page, mark: str | None, *, at_least: int = 5) -> bool:
+    """The page's current connection (not the `mark`ed one) received `at_least` packets."""
+    return await packets(page, mark) >= at_least
+
+
+async def mark_connection(page: Page, mark: str) -> None:
+    """Tag the page's connection in use now, so a new one can be told from it."""
+    await page.evaluate("(mark) => { window.__room.__mark = mark; }", mark)
+
+
+async def wait_audio_back(page: Page, mark: str, *, seconds: float) -> float:
+    """Wait until the page's audio flows on a connection other than the marked one;
+    time.monotonic() when it was seen (polled every 20 ms). AssertionError after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not await audio_flowing(page, mark):
+        assert time.monotonic() < deadline, f"the page's audio was not back in {seconds:g} s"
+        await asyncio.sleep(0.02)
+    return time.monotonic()
