@@ -1,5 +1,6 @@
 """Seat pages in Chromium with their audio connection to the embedded room, and when that
-audio flows: what the restart and blip tests and benches share (issue 32).
+audio flows: what the restart and blip tests and benches share (issue 32). Also a table
+taken to a speech through a real server (`create_speech_table`, `console`, `to_a_speech`).
 
 A page's audio connection is `window.__room` (widget/av.js): each (re)join replaces it. A
 mark set on the connection in use (`mark_connection`) tells the new one from the old;
@@ -12,9 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from playwright.async_api import Browser, Page
 
+from .process import ServerProcess
+from .socket_client import Client, connect
 from .waiting import eventually
 
 _PACKETS_JS = """
@@ -67,3 +71,45 @@ async def wait_audio_back(page: Page, mark: str, *, seconds: float) -> float:
         assert time.monotonic() < deadline, f"the page's audio was not back in {seconds:g} s"
         await asyncio.sleep(0.02)
     return time.monotonic()
+
+
+# --- a table in a speech, through a real server ------------------------------------------
+
+
+async def create_speech_table(server: ServerProcess, speech_seconds: float = 60) -> dict[str, Any]:
+    """A table of 10 (online rules, seed 4) made through the admin API; its links."""
+    async with server.http() as http:
+        made = await http.post(
+            "/api/tables",
+            json={"seats": 10, "preset": "online", "language": "uk", "seed": 4,
+                  "overrides": {"speech_seconds": speech_seconds}},
+        )  # fmt: skip
+    assert made.status_code == 201, made.text
+    return made.json()  # type: ignore[no-any-return]
+
+
+def console(server: ServerProcess, token: str) -> Client:
+    """The host's socket, past its first state."""
+    client = connect(server.ws_url(token))
+    first = client.receive()
+    assert first["type"] == "state", first
+    return client
+
+
+def to_a_speech(host: Client) -> int:
+    """Start the game and go on to the first speech; its speaker."""
+    host.ack("start")
+    deadline = time.monotonic() + 30
+    while True:
+        state = host.state
+        assert state is not None
+        if state["phase"] == "speech" and state["speaker"]:
+            return int(state["speaker"])
+        assert time.monotonic() < deadline, state
+        host.ack("next")
+
+
+def link_of(links: dict[str, Any], seat: int) -> str:
+    """Seat `seat`'s page link."""
+    (found,) = [s["link"] for s in links["seats"] if s["seat"] == seat]
+    return str(found)

@@ -7,53 +7,25 @@ the speaker's audio meanwhile: he loses no time to the restart."""
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.async_api import Browser
 
 from plugin.eventlog import open_log
 from plugin.host.audio_wait import HOLD_SECONDS
-from testing import Client, ServerProcess, connect
-from testing.media_pages import mark_connection, open_seat, wait_audio_back
+from testing import ServerProcess
+from testing.media_pages import (
+    console,
+    create_speech_table,
+    link_of,
+    mark_connection,
+    open_seat,
+    to_a_speech,
+    wait_audio_back,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
-
-async def create_table(server: ServerProcess) -> dict[str, Any]:
-    async with server.http() as http:
-        made = await http.post(
-            "/api/tables",
-            json={"seats": 10, "preset": "online", "language": "uk", "seed": 4,
-                  "overrides": {"speech_seconds": 60}},
-        )  # fmt: skip
-    assert made.status_code == 201, made.text
-    return made.json()  # type: ignore[no-any-return]
-
-
-def to_a_speech(host: Client) -> int:
-    """Start the game and go on to the first speech; its speaker."""
-    host.ack("start")
-    deadline = time.monotonic() + 30
-    while not (host.state["phase"] == "speech" and host.state["speaker"]):
-        assert time.monotonic() < deadline, host.state
-        host.ack("next")
-    return int(host.state["speaker"])
-
-
-def link_of(links: dict[str, Any], seat: int) -> str:
-    (found,) = [s["link"] for s in links["seats"] if s["seat"] == seat]
-    return str(found)
-
-
-def console(server: ServerProcess, token: str) -> Client:
-    """The host's socket, past its first state."""
-    client = connect(server.ws_url(token))
-    first = client.receive()
-    assert first["type"] == "state", first
-    return client
 
 
 def saved_clock(db: Path, table_id: str) -> float:
@@ -74,7 +46,7 @@ async def test_an_upgrade_mid_speech_costs_the_speaker_no_time(
     server = ServerProcess(db, options=["--no-voice"])
     server.start()
     try:
-        links = await create_table(server)
+        links = await create_speech_table(server)
         host = await asyncio.to_thread(console, server, links["host"]["token"])
         speaker = await asyncio.to_thread(to_a_speech, host)
         host.close()
