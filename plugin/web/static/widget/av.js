@@ -19,14 +19,18 @@ const MAX_RETRY_MS = 8000;
 
 /**
  * Join the table's audio with `token`; play the room's mix in `audio` (<audio autoplay>).
+ * `base()`: the HTTP base URL of the server to join (each join asks anew): the one the
+ * page's socket is connected to, which after a failover is another server than the page's
+ * own (docs/servers.md); the page's own server by default.
  * Resolves after the first connection with {setSending(on), close()}; throws if that
  * first connection is refused (the caller shows why). Without a microphone (refused or
  * absent) the page still listens: it sends a silent track and calls onNoMicrophone. Each (re)connection is announced
  * with a "room" event on document (detail: media.js's connection) and window.__room.
  * listenOnly: a spectator's page, which only listens (no microphone is asked for).
  */
-export async function startAudio({ tableId, token, audio, onBlocked, onNoMicrophone, listenOnly = false }) {
-  const signalUrl = new URL(`../../rtc/${encodeURIComponent(tableId)}/offer`, location.href).toString();
+export async function startAudio({ tableId, token, audio, onBlocked, onNoMicrophone, listenOnly = false,
+                                   base = () => new URL("../../", location.href).toString() }) {
+  const signalUrl = () => new URL(`rtc/${encodeURIComponent(tableId)}/offer`, base()).toString();
   let current = null;
   let sending = true;
   let closed = false;
@@ -40,13 +44,13 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
   async function join() {
     let room;
     try {
-      room = await connect(signalUrl, token, listenOnly ? { listenOnly } : microphone ? { microphone } : {});
+      room = await connect(signalUrl(), token, listenOnly ? { listenOnly } : microphone ? { microphone } : {});
     } catch (error) {
       if (listenOnly || microphone || !["NotAllowedError", "NotFoundError", "NotReadableError"].includes(error.name)) throw error;
       // No microphone (refused or absent): listen anyway, sending a silent track.
       microphone = new AudioContext().createMediaStreamDestination().stream;
       onNoMicrophone?.(error);
-      room = await connect(signalUrl, token, { microphone });
+      room = await connect(signalUrl(), token, { microphone });
     }
     current = room;
     await room.setSending(sending);
