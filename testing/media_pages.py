@@ -113,3 +113,37 @@ def link_of(links: dict[str, Any], seat: int) -> str:
     """Seat `seat`'s page link."""
     (found,) = [s["link"] for s in links["seats"] if s["seat"] == seat]
     return str(found)
+
+
+_RECEIVED_JS = """
+async (mark) => {
+  const room = window.__room;
+  if (!room) return [false, 0];
+  const stats = await room.pc.getStats();
+  let packets = 0;
+  stats.forEach((r) => {
+    if (r.type === "inbound-rtp" && r.kind === "audio") packets = r.packetsReceived;
+  });
+  return [room.__mark === mark, packets];
+}
+"""
+
+
+async def received(page: Page, mark: str) -> tuple[bool, int]:
+    """(whether the page's connection is still the marked one, its audio packets so far),
+    whatever the connection's state."""
+    same, count = await page.evaluate(_RECEIVED_JS, mark)
+    return bool(same), int(count)
+
+
+async def wait_packets_again(page: Page, mark: str, *, seconds: float) -> float:
+    """After a cut: wait until audio packets arrive again, on the marked connection (it
+    recovered) or on a new one (the page rejoined); time.monotonic() when seen."""
+    _, before = await received(page, mark)
+    deadline = time.monotonic() + seconds
+    while True:
+        same, count = await received(page, mark)
+        if (same and count >= before + 3) or (not same and count >= 3):
+            return time.monotonic()
+        assert time.monotonic() < deadline, f"no audio packets in {seconds:g} s after the cut"
+        await asyncio.sleep(0.02)
