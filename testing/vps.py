@@ -51,7 +51,7 @@ class Service:
                     return line
             ended = self.process.poll() is not None
             if ended or time.monotonic() > deadline:
-                output = "\n".join(self.lines[-30:])
+                output = "\n".join(dict.fromkeys(self.lines[-200:]))  # each line once
                 how = f"ended ({self.process.returncode})" if ended else f"{seconds:g} s passed"
                 raise AssertionError(f"{self.name}: {how} without {text!r}:\n{output}")
             time.sleep(0.05)
@@ -64,6 +64,9 @@ class Service:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+        self._reader.join(timeout=10)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 class Vps:
@@ -189,3 +192,5 @@ class Vps:
             service.stop()
         self.holder.kill()
         self.holder.wait(timeout=10)
+        if self.holder.stdout is not None:
+            self.holder.stdout.close()
