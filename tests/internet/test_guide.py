@@ -17,7 +17,8 @@ What cannot be done offline or without systemd as PID 1 is replaced, and said so
 - the firewall: the guide's ruleset loaded with nft into the VPS's namespace.
 
 Then a player's page from the home reaches the table through Caddy, the guide's firewall and
-the NAT, and its audio flows; the backup runs; an upgrade (stop, start) brings it back.
+the NAT, and its audio flows; a backup is made and restored; an upgrade (stop, start) brings
+the page's audio back.
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ CHANGES: list[tuple[str, str, str]] = [
     ("backups", "systemctl daemon-reload && systemctl enable --now autohost-backup.timer",
      "systemd-analyze verify /etc/systemd/system/autohost-backup.service"
      " /etc/systemd/system/autohost-backup.timer"),
+    ("restore", "systemctl stop autohost\n", ""),  # the test stops and starts it
+    ("restore", "systemctl start autohost\n", ""),
     ("upgrade", "runuser -u autohost -- .venv/bin/pip install -q -e .\n", ""),
     ("upgrade", "systemctl restart autohost\n", ""),  # the test restarts it
 ]  # fmt: skip
@@ -233,6 +236,12 @@ async def test_the_guide_on_a_simulated_vps(net: Internet, vps: Vps, tmp_path: P
                 + " ".join(vps.unit_command("/etc/systemd/system/autohost-backup.service")[0])
             ).stdout.strip()
             assert backup.startswith("/var/backups/autohost/autohost-"), backup
+            # ... and its restore: the table, made before the backup, is there again.
+            await mark_connection(page, "before restore")
+            service.stop()
+            vps.run(block("restore"))
+            service = start_autohost(vps)
+            await wait_audio_back(page, "before restore", seconds=30)
             # Step 10, an upgrade: stop, start; the page's audio comes back by itself.
             await mark_connection(page, "before")
             # The club's URL is this checkout here, which another user owns: git asks for
