@@ -1,7 +1,8 @@
 """A volunteer's VPS simulated on this machine (root only): a network namespace (the public
-one of testing.netns) and a mount namespace where /etc, /opt and /var are overlays of this
-machine's, so the deploy guide's commands (adduser, /etc/autohost, /opt/autohost, Caddy's
-and coturn's files) act literally without changing anything outside. Every command and
+one of testing.netns) and a mount namespace where /etc, /opt, /var and /run are overlays of
+this machine's, so the deploy guide's commands (adduser, /etc/autohost, /opt/autohost,
+Caddy's, nginx's and coturn's files, pid files) act literally without changing anything
+outside. Every command and
 every service runs inside both (nsenter into a holder process); `close()` stops them all
 and the overlays go with the holder. systemd is not PID 1 here: a unit's ExecStart is run
 as its User with its Environment (`unit_command`).
@@ -19,7 +20,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-OVERLAID = ("/etc", "/opt", "/var")
+OVERLAID = ("/etc", "/opt", "/var", "/run")  # /run: pid files (nginx) stay in the VPS
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 

@@ -10,7 +10,9 @@ What cannot be done offline or without systemd as PID 1 is replaced, and said so
 - git clone from the club's URL: from this checkout; `pip install -e .`: a stand-in that
   puts the checkout and this checkout's installed dependencies on the venv's path (no
   network), with the `autohost` command the package declares;
-- Let's Encrypt: Caddy's own CA (`tls internal`); DNS: the name in /etc/hosts;
+- Let's Encrypt: Caddy's own CA (`tls internal`); in the nginx run (the guide's other
+  choice) a test certificate where certbot leaves its own, and certbot's deploy hook run as
+  certbot runs it; DNS: the name in /etc/hosts;
 - systemctl: each service started as its Debian unit (or ours) runs it: Caddy and coturn as
   their users, autohost from its unit's ExecStart, User, WorkingDirectory and environment
   (`systemd-analyze verify` checks the units the guide installs);
@@ -36,6 +38,7 @@ from playwright.async_api import async_playwright
 
 from plugin.paths import ROOT
 from testing.browser import launch_chromium
+from testing.certs import self_signed
 from testing.media_pages import mark_connection, open_seat, wait_audio_back
 from testing.netns import Internet, internet, netns_missing
 from testing.vps import Vps
@@ -104,7 +107,15 @@ def block(name: str) -> str:
 @pytest.fixture
 def net() -> Iterator[Internet]:
     missing = netns_missing()
-    for tool in ("caddy", "turnserver", "nsenter", "unshare", "setpriv", "systemd-analyze"):
+    for tool in (
+        "caddy",
+        "nginx",
+        "turnserver",
+        "nsenter",
+        "unshare",
+        "setpriv",
+        "systemd-analyze",
+    ):
         if shutil.which(tool) is None and not missing:
             missing = f"{tool} is not installed"
     if missing:
@@ -122,17 +133,78 @@ def vps(net: Internet, tmp_path: Path) -> Iterator[Vps]:
         made.close()
 
 
-def wait_https(vps: Vps, path: str, seconds: float) -> None:
+def wait_https(vps: Vps, ca: str, path: str, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while True:
         done = vps.run(
-            f"curl --cacert {CADDY_ROOT_CA} -s -o /dev/null -w '%{{http_code}}' https://{NAME}{path}",
+            f"curl --cacert {ca} -s -o /dev/null -w '%{{http_code}}' https://{NAME}{path}",
             check=False,
         )
         if done.stdout.strip() not in ("", "000"):
             return
         assert time.monotonic() < deadline, f"https://{NAME}{path} never answered: {done.stderr}"
         time.sleep(0.2)
+
+
+def start_caddy(vps: Vps) -> str:
+    """Step 4 with Caddy: Let's Encrypt is out of reach offline, so Caddy's own CA (its root
+    is what a client trusts then)."""
+    lines = block("caddy").splitlines()
+    curl = [line for line in lines if line.startswith("curl")]
+    vps.run("\n".join(line for line in lines if line not in curl))
+    caddyfile = "/etc/caddy/Caddyfile"
+    vps.run(  # Caddy's own CA for the site, and no change to this machine's trust store
+        f"sed -i 's|^{NAME} {{|{NAME} {{\\n\\ttls internal|' {caddyfile}\n"
+        f"printf '{{\\n\\tskip_install_trust\\n}}\\n' | cat - {caddyfile} >{caddyfile}.new\n"
+        f"mv {caddyfile}.new {caddyfile}"
+    )
+    vps.spawn(  # as Debian's caddy.service runs it
+        ["caddy", "run", "--environ", "--config", caddyfile],
+        name="caddy",
+        user="caddy",
+        env={"HOME": "/var/lib/caddy"},
+        caps=["net_bind_service"],
+    )
+    wait_https(vps, CADDY_ROOT_CA, "/", 60)
+    name_line = lines[0]
+    assert name_line.startswith("NAME=")
+    answer = vps.run("\n".join([name_line, *curl])).stdout.strip()
+    assert answer == "502", answer  # Caddy serves the name; autohost is not running yet
+    return CADDY_ROOT_CA
+
+
+def start_nginx(vps: Vps, tmp_path: Path) -> str:
+    """Step 4 with nginx: certbot cannot reach Let's Encrypt offline (nor is it installed
+    here), so a test certificate where certbot leaves its own, then certbot's deploy hook as
+    certbot runs it; the rest of the block as written. The certificate is its own CA."""
+    script = block("nginx")
+    certbot = re.search(r"^certbot .*?\n(?=\S)", script, flags=re.MULTILINE | re.DOTALL)
+    assert certbot, script
+    hook = re.search(r'--deploy-hook "([^"]+)"', certbot.group(0))
+    assert hook, certbot.group(0)
+    cert, key = self_signed(tmp_path / "le", NAME, ips=())
+    live = f"/etc/letsencrypt/live/{NAME}"
+    vps.run(
+        f"install -d {live}\n"
+        f"cat >{live}/fullchain.pem <<'PEM'\n{cert.read_text()}PEM\n"
+        f"cat >{live}/privkey.pem <<'PEM'\n{key.read_text()}PEM\n"
+        f"chmod 0600 {live}/privkey.pem"
+    )
+    name_line = script.splitlines()[0]
+    before, after = script.split(certbot.group(0))
+    vps.run(before.replace("systemctl stop nginx\n", ""))  # nothing runs yet
+    vps.run(f"{name_line}\nRENEWED_LINEAGE={live} {hook.group(1)}", env={"COTURN_RESTART": "true"})
+    assert "nginx -t && systemctl start nginx" in after
+    vps.run(f"{name_line}\n" + after.replace("systemctl start nginx", "true"))
+    vps.spawn(["nginx", "-g", "daemon off;"], name="nginx")  # as Debian's nginx.service
+    ca = f"{live}/fullchain.pem"
+    wait_https(vps, ca, "/", 60)
+    return ca
+
+
+def start_proxy(vps: Vps, proxy: str, tmp_path: Path) -> str:
+    """Step 4; the CA file a client of the site trusts."""
+    return start_caddy(vps) if proxy == "caddy" else start_nginx(vps, tmp_path)
 
 
 def start_autohost(vps: Vps):  # type: ignore[no-untyped-def]
@@ -143,38 +215,23 @@ def start_autohost(vps: Vps):  # type: ignore[no-untyped-def]
     return service
 
 
-async def test_the_guide_on_a_simulated_vps(net: Internet, vps: Vps, tmp_path: Path) -> None:
+@pytest.mark.parametrize("proxy", ["caddy", "nginx"])
+async def test_the_guide_on_a_simulated_vps(
+    net: Internet, vps: Vps, tmp_path: Path, proxy: str
+) -> None:
     (home,) = net.homes
-    vps.run(block("packages"), timeout=600)
+    packages = block("packages")
+    if proxy == "nginx":  # the guide's other choice: nginx and certbot instead of caddy
+        packages = packages.replace(" caddy >/dev/null", " nginx >/dev/null")
+    vps.run(packages, timeout=600)
     vps.run(f"echo '{net.address} {NAME}' >>/etc/hosts")  # DNS, step 1
     vps.run(block("secrets"))
     env = vps.read("/etc/autohost/env")
     assert re.fullmatch(r"AUTOHOST_TURN_SECRET=[\w-]{40,}\n", env), env
     assert vps.run("stat -c '%a %U %G' /etc/autohost/env").stdout.split() == ["600", "root", "root"]
 
-    # Step 4, Caddy: Let's Encrypt is out of reach offline, so its own CA.
-    lines = block("caddy").splitlines()
-    curl = [line for line in lines if line.startswith("curl")]
-    vps.run("\n".join(line for line in lines if line not in curl))
-    caddyfile = "/etc/caddy/Caddyfile"
-    vps.run(  # Caddy's own CA for the site, and no change to this machine's trust store
-        f"sed -i 's|^{NAME} {{|{NAME} {{\\n\\ttls internal|' {caddyfile}\n"
-        f"printf '{{\\n\\tskip_install_trust\\n}}\\n' | cat - {caddyfile} >{caddyfile}.new\n"
-        f"mv {caddyfile}.new {caddyfile}"
-    )
-    vps.spawn(
-        ["caddy", "run", "--environ", "--config", caddyfile],
-        name="caddy",
-        user="caddy",
-        env={"HOME": "/var/lib/caddy"},
-        caps=["net_bind_service"],
-    )
-    wait_https(vps, "/", 60)
-    name_line = lines[0]
-    assert name_line.startswith("NAME=")
-    answer = vps.run("\n".join([name_line, *curl])).stdout.strip()
-    assert answer == "502", answer  # Caddy serves the name; autohost is not running yet
-
+    # Step 4: the proxy and its certificate.
+    ca = start_proxy(vps, proxy, tmp_path)
     # Step 5, coturn: the configuration with the secret read back, the certificate, start.
     vps.run(block("coturn-config"))
     secret = env.strip().split("=", 1)[1]
@@ -193,7 +250,7 @@ async def test_the_guide_on_a_simulated_vps(net: Internet, vps: Vps, tmp_path: P
     deadline = time.monotonic() + 30
     while True:  # TURN over TLS answers with the site's certificate, which Caddy's CA signed
         handshake = vps.run(
-            f"openssl s_client -connect {NAME}:5349 -CAfile {CADDY_ROOT_CA} </dev/null",
+            f"openssl s_client -connect {NAME}:5349 -CAfile {ca} </dev/null",
             check=False,
         )
         if "Verify return code: 0 (ok)" in handshake.stdout:
@@ -209,11 +266,11 @@ async def test_the_guide_on_a_simulated_vps(net: Internet, vps: Vps, tmp_path: P
     vps.run(block("service").split("curl")[0])
     service = start_autohost(vps)
     assert not [line for line in service.lines if "pulse" in line.lower()], service.lines
-    health = vps.run(f"curl --cacert {CADDY_ROOT_CA} -sS https://{NAME}/healthz").stdout
+    health = vps.run(f"curl --cacert {ca} -sS https://{NAME}/healthz").stdout
     assert '"ok": true' in health or '"ok":true' in health, health
 
     # Step 8, a table, trusting Caddy's CA as the guide says.
-    vps.run(block("private-ca").split("#")[0])
+    vps.run(block("private-ca").split("#")[0].replace(CADDY_ROOT_CA, ca))
     made = vps.run(block("table"), timeout=120)
     links = json.loads(made.stdout)
     link = links["seats"][0]["link"]
