@@ -10,12 +10,17 @@
 // ("socket-reconnected" on document, page.js), whatever its peer connection still says
 // (issue 32: the speaker's audio back within a second or two of the server, not 17 s). A
 // cut of the page's own network that its socket survives leaves the peer connection to
-// recover by itself (ICE resumes within moments of the network coming back).
+// recover by itself: ICE resumes within moments of the network coming back, almost always.
+// While it is "disconnected" the page asks the server's /healthz every half second; once the
+// server has answered for STALLED_MS and ICE has still not recovered, the page rejoins
+// (bench/blip_audio.py saw one cut in ten or twenty take 7-11 s to recover by itself).
 
 import { connect } from "../embedded/media.js";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 8000;
+const PROBE_MS = 500; // while disconnected: is the server reachable again?
+const STALLED_MS = 500; // reachable this long and still disconnected: rejoin
 
 /**
  * Join the table's audio with `token`; play the room's mix in `audio` (<audio autoplay>).
@@ -60,7 +65,9 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
     document.dispatchEvent(new CustomEvent("room", { detail: room }));
     room.pc.addEventListener("connectionstatechange", () => {
       if (room !== current || closed) return;
-      if (room.pc.connectionState === "failed" || room.pc.connectionState === "closed") retry();
+      const state = room.pc.connectionState;
+      if (state === "failed" || state === "closed") retry();
+      else if (state === "disconnected") watchStalled(room);
     });
     return room;
   }
@@ -88,6 +95,32 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
           rejoin();
         }
       });
+  }
+
+  /** While `room` is disconnected: once the server answers again and ICE has not recovered
+   * STALLED_MS later, rejoin (the network is back, the old connection is not). */
+  function watchStalled(room) {
+    let reachableAt = null;
+    const timer = setInterval(async () => {
+      if (room !== current || closed || room.pc.connectionState !== "disconnected") {
+        clearInterval(timer);
+        return;
+      }
+      try {
+        // no-cors: after a failover base() is a peer; reaching it is all that is asked
+        await fetch(new URL("healthz", base()), {
+          mode: "no-cors", cache: "no-store", signal: AbortSignal.timeout(PROBE_MS - 100),
+        });
+      } catch (_) {
+        reachableAt = null; // not reachable (yet)
+        return;
+      }
+      reachableAt ??= performance.now();
+      if (performance.now() - reachableAt >= STALLED_MS && room === current) {
+        clearInterval(timer);
+        rejoin();
+      }
+    }, PROBE_MS);
   }
 
   /** Drop the peer connection and join again now (the server restarted or failed over:
