@@ -11,15 +11,17 @@
 // (issue 32: the speaker's audio back within a second or two of the server, not 17 s). A
 // cut of the page's own network that its socket survives leaves the peer connection to
 // recover by itself: ICE resumes within moments of the network coming back, almost always.
-// While it is "disconnected" the page asks the server's /healthz every half second; once the
-// server has answered for STALLED_MS and ICE has still not recovered, the page rejoins
-// (bench/blip_audio.py saw one cut in ten or twenty take 7-11 s to recover by itself).
+// While it is "disconnected" the page asks the server's /healthz every PROBE_MS; once the
+// server has answered for STALLED_MS and ICE has still not recovered, the page rejoins.
+// bench/blip_audio.py saw one cut in ten or twenty take 7-11 s to recover by itself: ICE
+// went "disconnected" only after the line was back, and stayed so (the home's NAT lost its
+// mapping with the line, and the server's packets, arriving first, left it another port).
 
 import { connect } from "../embedded/media.js";
 
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 8000;
-const PROBE_MS = 500; // while disconnected: is the server reachable again?
+const PROBE_MS = 250; // while disconnected: is the server reachable again?
 const STALLED_MS = 500; // reachable this long and still disconnected: rejoin
 
 /**
@@ -101,7 +103,8 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
    * STALLED_MS later, rejoin (the network is back, the old connection is not). */
   function watchStalled(room) {
     let reachableAt = null;
-    const timer = setInterval(async () => {
+    let timer = null;
+    const probe = async () => {
       if (room !== current || closed || room.pc.connectionState !== "disconnected") {
         clearInterval(timer);
         return;
@@ -109,7 +112,7 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
       try {
         // no-cors: after a failover base() is a peer; reaching it is all that is asked
         await fetch(new URL("healthz", base()), {
-          mode: "no-cors", cache: "no-store", signal: AbortSignal.timeout(PROBE_MS - 100),
+          mode: "no-cors", cache: "no-store", signal: AbortSignal.timeout(2 * PROBE_MS),
         });
       } catch (_) {
         reachableAt = null; // not reachable (yet)
@@ -120,7 +123,9 @@ export async function startAudio({ tableId, token, audio, onBlocked, onNoMicroph
         clearInterval(timer);
         rejoin();
       }
-    }, PROBE_MS);
+    };
+    timer = setInterval(probe, PROBE_MS);
+    probe();
   }
 
   /** Drop the peer connection and join again now (the server restarted or failed over:
