@@ -18,9 +18,9 @@ What cannot be done offline or without systemd as PID 1 is replaced, and said so
   (`systemd-analyze verify` checks the units the guide installs);
 - the firewall: the guide's ruleset loaded with nft into the VPS's namespace.
 
-Then a player's page from the home reaches the table through Caddy, the guide's firewall and
-the NAT, and its audio flows; a backup is made and restored; an upgrade (stop, start) brings
-the page's audio back.
+Then players' pages from two homes (one behind a symmetric NAT) reach the table through the
+proxy, the guide's firewall and their NATs, and their audio flows; a backup is made and
+restored; an upgrade (stop, start) brings the page's audio back.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def net() -> Iterator[Internet]:
             missing = f"{tool} is not installed"
     if missing:
         pytest.skip(f"no guide test: {missing}")
-    with internet([False], tag=f"gd{time.monotonic_ns() % 100000}") as made:
+    with internet([False, True], tag=f"gd{time.monotonic_ns() % 100000}") as made:
         yield made
 
 
@@ -219,7 +219,6 @@ def start_autohost(vps: Vps):  # type: ignore[no-untyped-def]
 async def test_the_guide_on_a_simulated_vps(
     net: Internet, vps: Vps, tmp_path: Path, proxy: str
 ) -> None:
-    (home,) = net.homes
     packages = block("packages")
     if proxy == "nginx":  # the guide's other choice: nginx and certbot instead of caddy
         packages = packages.replace(" caddy >/dev/null", " nginx >/dev/null")
@@ -273,19 +272,28 @@ async def test_the_guide_on_a_simulated_vps(
     vps.run(block("private-ca").split("#")[0].replace(CADDY_ROOT_CA, ca))
     made = vps.run(block("table"), timeout=120)
     links = json.loads(made.stdout)
-    link = links["seats"][0]["link"]
-    assert link.startswith(f"https://{NAME}/"), link
+    seat_links = [seat["link"] for seat in links["seats"][:2]]
+    assert all(link.startswith(f"https://{NAME}/") for link in seat_links), seat_links
 
-    # A player from home: through the NAT, the guide's firewall, Caddy and the UDP range.
+    # Players from two homes (one behind a symmetric NAT): through their NATs, the guide's
+    # firewall, the proxy and the server's UDP range, each page hears the table.
     async with async_playwright() as playwright:
-        browser = await launch_chromium(
-            playwright,
-            args=[f"--host-resolver-rules=MAP {NAME} {net.address}", "--ignore-certificate-errors"],
-            executable=net.chromium(home, tmp_path),
-            loopback=False,
-        )
+        browsers = [
+            await launch_chromium(
+                playwright,
+                args=[f"--host-resolver-rules=MAP {NAME} {net.address}",
+                      "--ignore-certificate-errors"],
+                executable=net.chromium(home, tmp_path),
+                loopback=False,
+            )
+            for home in net.homes
+        ]  # fmt: skip
         try:
-            page = await open_seat(browser, link)
+            pages = [
+                await open_seat(browser, link)
+                for browser, link in zip(browsers, seat_links, strict=True)
+            ]
+            page = pages[1]  # the symmetric home's
             # Step 9, a backup while it runs.
             vps.run(block("backups"))
             backup = vps.run(
@@ -309,4 +317,5 @@ async def test_the_guide_on_a_simulated_vps(
             start_autohost(vps)
             await wait_audio_back(page, "before", seconds=30)
         finally:
-            await browser.close()
+            for browser in browsers:
+                await browser.close()
