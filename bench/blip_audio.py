@@ -31,14 +31,14 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.async_api import async_playwright  # noqa: E402
 
-from testing import ServerProcess  # noqa: E402
 from testing.browser import launch_chromium  # noqa: E402
 from testing.media_pages import (  # noqa: E402
-    console,
+    console_in,
     create_speech_table,
     link_of,
     mark_connection,
     open_seat,
+    server_in_namespace,
     to_a_speech,
     wait_packets_again,
 )
@@ -56,17 +56,13 @@ async def measure(cuts: int, tmp: Path) -> list[float]:
     with internet([False]) as net:
         (home,) = net.homes
         base = f"http://{net.address}:{PORT}"
-        server = ServerProcess(
-            tmp / "log.db",
-            port=PORT,
-            options=["--no-voice", "--host", "0.0.0.0", "--base-url", base],
-        )
-        server.command = ["ip", "netns", "exec", net.public, *server.command]
+        server = server_in_namespace(tmp / "log.db", net.public, base, PORT)
         server.start()
         try:
             with inside(net.public):  # the admin API and the host's socket, from there
                 links = await create_speech_table(server, speech_seconds=600)
-                host = await asyncio.to_thread(_in_public, net.public, server, links)
+                token = links["host"]["token"]
+                host = await asyncio.to_thread(console_in, net.public, server, token)
             speaker = await asyncio.to_thread(to_a_speech, host)
             host.close()
             async with async_playwright() as playwright:
@@ -95,13 +91,6 @@ async def measure(cuts: int, tmp: Path) -> list[float]:
         finally:
             server.kill()
     return backs
-
-
-def _in_public(namespace: str, server: ServerProcess, links: dict[str, object]):  # type: ignore[no-untyped-def]
-    with inside(namespace):
-        host_link = links["host"]
-        assert isinstance(host_link, dict)
-        return console(server, str(host_link["token"]))
 
 
 async def main() -> None:

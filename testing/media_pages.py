@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, Page
 
+from .netns import inside
 from .process import ServerProcess
 from .socket_client import Client, connect
 from .waiting import eventually
@@ -147,3 +149,23 @@ async def wait_packets_again(page: Page, mark: str, *, seconds: float) -> float:
             return time.monotonic()
         assert time.monotonic() < deadline, f"no audio packets in {seconds:g} s after the cut"
         await asyncio.sleep(0.02)
+
+
+# --- a server in a network namespace (testing.netns) -------------------------------------
+
+
+def server_in_namespace(db: Path, namespace: str, base: str, port: int) -> ServerProcess:
+    """`autohost serve` (embedded room, no voice) inside `namespace` on every address of it,
+    port `port`, its links under `base`; not started. The admin API and sockets are reached
+    from a thread `inside(namespace)` at 127.0.0.1 (ServerProcess.http, console)."""
+    server = ServerProcess(
+        db, port=port, options=["--no-voice", "--host", "0.0.0.0", "--base-url", base]
+    )
+    server.command = ["ip", "netns", "exec", namespace, *server.command]
+    return server
+
+
+def console_in(namespace: str, server: ServerProcess, token: str) -> Client:
+    """`console` from inside `namespace` (the socket stays there)."""
+    with inside(namespace):
+        return console(server, token)
