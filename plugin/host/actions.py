@@ -21,6 +21,7 @@ from .inputs import (
     HOST,
     AddTime,
     Expire,
+    HoldOver,
     Pause,
     Presence,
     Refused,
@@ -49,7 +50,7 @@ async def pause_or_resume(table: Table, given: Pause | Resume, client_id: str | 
         table.id, records.paused(pause), source=source_of(HOST), client_id=client_id
     )
     table.paused = pause
-    table.countdown.pause(pause)
+    table.freeze()  # still frozen while it waits for the speaker's audio (audio_wait.py)
     await table.say("game.paused" if pause else "game.resumed", {})
     await table.changed()
     return Verdict(ok=True, seq=seq)
@@ -128,6 +129,13 @@ async def warn(table: Table, given: Warn, client_id: str | None) -> Verdict:
     return Verdict(ok=True)
 
 
+async def hold_over(table: Table, given: HoldOver, client_id: str | None) -> Verdict:
+    """The speech waited its longest for the speaker's audio: its countdown runs on."""
+    table.audio_wait.end()
+    await table.changed()
+    return Verdict(ok=True)
+
+
 async def stream_due(table: Table, given: StreamDue, client_id: str | None) -> Verdict:
     """A change is old enough for the overlay now: publish."""
     await table.publish()
@@ -135,7 +143,9 @@ async def stream_due(table: Table, given: StreamDue, client_id: str | None) -> V
 
 
 async def presence(table: Table, given: Presence, client_id: str | None) -> Verdict:
-    """A seat joined or left the call."""
+    """A seat joined or left the call; a speaker's audio back ends the wait for it."""
     (table.present.add if given.joined else table.present.discard)(given.seat)
+    if given.joined:
+        table.audio_wait.arrived(given.seat)
     await table.changed()
     return Verdict(ok=True)

@@ -204,5 +204,6 @@ ROUTES: dict[type[Input], Route] = {
     asked.Expire: Route(by=Who.CLOCK, act=actions.expire),
     asked.Warn: Route(by=Who.CLOCK, act=actions.warn),
     asked.StreamDue: Route(by=Who.CLOCK, act=actions.stream_due),
+    asked.HoldOver: Route(by=Who.CLOCK, act=actions.hold_over),
     asked.Presence: Route(by=Who.ROOM, act=actions.presence),
 }

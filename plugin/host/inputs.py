@@ -209,6 +209,13 @@ class StreamDue(Input):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HoldOver(Input):
+    """The speech's countdown waited its longest for the speakers' audio (audio_wait.py)."""
+
+    kind = "hold_over"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Presence(Input):
     """Seat `seat` joined (or left) the call."""
 

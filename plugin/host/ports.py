@@ -80,6 +80,9 @@ class Snapshot:
     timer_remaining: float | None
     paused: bool
     present: frozenset[int]
+    # The speech's countdown waits for its speaker's audio after a restart or a failover
+    # (plugin.host.audio_wait): frozen, though the host did not pause the game.
+    timer_held: bool = False
     # Once the game is over: the end screen (plugin.host.ending.end_view), and the table
     # the next game is played at, once the host started it.
     ending: dict[str, Any] | None = None

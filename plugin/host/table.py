@@ -15,7 +15,9 @@ Theory of operation (issue 4):
   not replayed into the engine: pause and extra time live in the clock row, an undo marks
   its target undone.
 - Start: the log is replayed from the settings; the timer gets the time it had left (clock
-  row) and the room is told again who may speak.
+  row) and the room is told again who may speak. A speech's timer then waits for its
+  speaker's audio to come back (audio_wait.py: a restart or a failover is the server's
+  fault, not the speaker's), at most HOLD_SECONDS.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from plugin.rules.events import from_record, to_record
 from plugin.tasks import cancel_and_wait
 
 from . import records
+from .audio_wait import AudioWait
 from .batch import MAX_BATCH, Job, batchable, handle_batch, log_key
 from .commands import first_accepted, route
 from .countdown import Countdown
@@ -42,6 +45,7 @@ from .inputs import (
     ROOM,
     STOPPING,
     Expire,
+    HoldOver,
     Input,
     Presence,
     Refused,
@@ -86,6 +90,7 @@ class Table:
         # The current link generation of each seat ("host" too); see reissue().
         self.generations: dict[int | str, int] = {}
         self.countdown = Countdown(clock, on_expire=self._on_expire, on_warn=self._on_warn)
+        self.audio_wait = AudioWait(clock, on_change=self.freeze, on_deadline=self._on_hold_over)
         self.clock = clock
         # Stream with roles (plugin.host.stream): the setting, the states with their
         # moments, and the overlay refreshes due when the delay of a change has passed.
@@ -119,6 +124,8 @@ class Table:
         self.paused = bool(row and row.paused)
         self.resume_timer(last_timer, row)
         self._saved_clock = row
+        if self.countdown.active and not self.state.over:  # nobody's audio is here yet
+            self.audio_wait.begin(self.state.speakers, self.present)
         self.room.on_presence(self._on_presence)
         await self.room.start()
         await self.safely(self.room.set_speakers(frozenset(self.state.speakers)))
@@ -143,6 +150,7 @@ class Table:
                 job.reply.set_result(STOPPING)
         self.save_clock(force=True)
         self.countdown.stop()
+        self.audio_wait.end()
         if not hand_off:
             await self._release()
         await self.safely(self.room.stop())
@@ -196,6 +204,7 @@ class Table:
             timer_id=self.countdown.timer_id,
             timer_remaining=self.countdown.remaining(),
             paused=self.paused,
+            timer_held=self.audio_wait.held,
             present=frozenset(self.present),
             ending=self.ending(),
             successor=self.successor,
@@ -319,6 +328,7 @@ class Table:
             elif isinstance(effect, fx.SetSpeakers):
                 await self.safely(self.room.set_speakers(frozenset(effect.seats)))
             elif isinstance(effect, fx.StartTimer):
+                self.audio_wait.end()  # a new timer: the engine's, whoever speaks now
                 self.countdown.start(
                     effect.timer, effect.seconds, warn_at=effect.warn_at, paused=self.paused
                 )
@@ -374,6 +384,7 @@ class Table:
     def resume_timer(self, last_timer: fx.StartTimer | None, row: ClockRow | None) -> None:
         """Set the countdown for the engine's current timer: the time it had left when the
         clock row is about that timer, else its full length."""
+        self.audio_wait.end()
         timer = self.state.timer
         if timer is None:
             self.countdown.stop()
@@ -384,6 +395,11 @@ class Table:
             seconds = row.remaining
             warn_at = row.warn_at
         self.countdown.start(timer.id, seconds, warn_at=warn_at, paused=self.paused)
+
+    def freeze(self) -> None:
+        """Freeze the countdown while the host paused the game or it waits for the
+        speakers' audio (audio_wait.py); let it run when neither holds it."""
+        self.countdown.pause(self.paused or self.audio_wait.held)
 
     def _replay_history(self, entries: Sequence[Any]) -> None:
         """The states since the log began, with the wall clock time of their events, for
@@ -402,6 +418,9 @@ class Table:
 
     def _on_warn(self, timer_id: int) -> None:
         self._queue.put_nowait(Job(CLOCK, Warn(timer=timer_id), None, None))
+
+    def _on_hold_over(self) -> None:
+        self._queue.put_nowait(Job(CLOCK, HoldOver(), None, None))
 
     def _on_stream_due(self) -> None:
         self._queue.put_nowait(Job(CLOCK, StreamDue(), None, None))

@@ -120,7 +120,10 @@ class ViewSet:
             else {
                 "timer": snapshot.timer_id,
                 "remaining": None if remaining is None else round(remaining, 1),
-                "running": not snapshot.paused,
+                "running": not (snapshot.paused or snapshot.timer_held),
+                # Only while it waits for the speaker's audio after a restart or a failover
+                # (plugin.host.audio_wait), so a view of any other moment is as it was.
+                **({"held": True} if snapshot.timer_held else {}),
             },
             "speaking": _speaking(snapshot.state),
             # The end screen (plugin.host.ending): the same for everyone, and only once the

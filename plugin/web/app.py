@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -31,6 +32,7 @@ from .api import api_routes
 from .close_codes import CloseCode
 from .context import Server, ServerConfig
 from .hub import Hub
+from .limits import origin_of
 from .lobby_socket import lobby_routes
 from .table_socket import table_socket_routes
 
@@ -78,9 +80,23 @@ def create_app(config: ServerConfig) -> Starlette:
     ]
     for extra in config.routes:
         routes.extend([extra] if isinstance(extra, BaseRoute) else extra(server))
-    app = Starlette(
-        routes=routes, lifespan=lifespan, middleware=[Middleware(_OriginCheck, server=server)]
-    )
+    middleware = [Middleware(_OriginCheck, server=server)]
+    if config.peers:
+        # A page served by a peer follows its table to this server after a failover: its
+        # socket needs no CORS, but its audio's offer (POST /rtc/...) and its ICE servers
+        # (POST /api/ice) are fetches with the token in a header, which a browser makes to
+        # another origin only when that origin says so (issue 32). Only the club's peers.
+        middleware.insert(
+            0,
+            Middleware(
+                CORSMiddleware,
+                allow_origins=[origin_of(peer) for peer in config.peers],
+                allow_methods=["POST"],
+                allow_headers=["authorization", "content-type"],
+                max_age=600,
+            ),
+        )
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.server = server
     return app
 

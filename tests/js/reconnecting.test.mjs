@@ -16,12 +16,16 @@ beforeEach(() => {
   timers = new FakeTimers();
 });
 
-test("the backoff doubles from 250 ms to 5 s", () => {
+test("the backoff doubles from 250 ms to 500 ms for the first 30 s of an outage, then to 5 s", () => {
   const backoff = new Backoff({ random: () => 0.5 }); // the middle of the jitter: no change
-  const waits = Array.from({ length: 8 }, () => backoff.next());
-  assert.deepEqual(waits, [250, 500, 1000, 2000, 4000, 5000, 5000, 5000]);
+  const waits = Array.from({ length: 80 }, () => backoff.next());
+  assert.deepEqual(waits.slice(0, 5), [250, 500, 500, 500, 500]);
+  const fast = waits.findIndex((wait, i) => waits.slice(0, i).reduce((a, b) => a + b, 0) >= 30000);
+  assert.ok(fast > 0, waits);
+  assert.ok(waits.slice(1, fast).every((wait) => wait === 500), waits);
+  assert.deepEqual(waits.slice(fast, fast + 2), [5000, 5000]); // a server gone for longer
   backoff.reset();
-  assert.equal(backoff.next(), 250);
+  assert.deepEqual([backoff.next(), backoff.next(), backoff.next()], [250, 500, 500]);
 });
 
 test("each wait is drawn within ±25 % of the step", () => {
@@ -59,7 +63,7 @@ test("a dropped socket is reopened after the backoff, with a fresh url each time
 });
 
 test("the backoff starts again once the server has spoken, not merely accepted", () => {
-  open("ws://x", {}, { backoff: new Backoff({ random: () => 0.5 }) });
+  open("ws://x", {}, { backoff: new Backoff({ random: () => 0.5, fastForMs: 0 }) });
   for (let i = 0; i < 3; i++) {
     FakeSocket.last.accept(); // accepted, then closed before a word: no reset
     FakeSocket.last.end(1011);

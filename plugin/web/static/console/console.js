@@ -20,7 +20,7 @@ let room = null;
 let micOn = true;
 
 // The token, the socket, the texts, the connection badge and the clock (widget/page.js).
-const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo } = await startPage({
+const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo, serverBase } = await startPage({
   debugName: "__console", // window.__console: tests and debugging
   onView: (next) => receive(next),
   title: "console.title",
@@ -58,7 +58,7 @@ function receive(next) {
   if (!mediaStarted) {
     mediaStarted = true;
     // The host's microphone is always forwarded (the server's gate): he talks to the table.
-    startAudio({ tableId, token, audio: $("room-audio") })
+    startAudio({ tableId, token, audio: $("room-audio"), base: serverBase })
       .then((joined) => {
         room = joined;
         return room.setSending(micOn);

@@ -3,8 +3,14 @@
 // mesh's signalling (video/signalling.js) all run on this one loop.
 //
 // Theory of operation:
-// - A closed socket is reopened after a backoff that doubles from 250 ms to 5 s, each wait
-//   drawn at ±25 % (jitter), so a restarted server is not hit by every page at once.
+// - A closed socket is reopened after a backoff that doubles from 250 ms, each wait drawn at
+//   ±25 % (jitter), so a restarted server is not hit by every page at once. For the first
+//   30 s of an outage the step stays at 500 ms at most: a server restarting (an upgrade)
+//   or failing over answers again within seconds, and the page must be back within moments
+//   of it, not a 4 s step later (issue 32: the speaker's audio follows the socket; with
+//   1 s steps it came back 1.3-1.5 s after the server, with 500 ms 0.55 s,
+//   bench/restart_audio.py). A page tries at most 2.5 times a second meanwhile, a
+//   refused connection each. After that the step doubles to 5 s.
 // - The backoff starts again from 250 ms once a socket has received a message: the server
 //   speaking counts as up, an accept closed at once does not (so it cannot spin).
 // - A close the caller's `retry(event)` refuses is final: by default the close codes
@@ -17,6 +23,8 @@
 export const FINAL_CLOSE_CODES = Object.freeze([4401, 4404]);
 export const FIRST_DELAY_MS = 250;
 export const MAX_DELAY_MS = 5000;
+export const FAST_MAX_MS = 500; // the longest step for the first FAST_FOR_MS of an outage
+export const FAST_FOR_MS = 30000;
 export const JITTER = 0.25;
 const OPEN = 1; // WebSocket.OPEN
 
@@ -75,22 +83,27 @@ export function retryable(event) {
   return !FINAL_CLOSE_CODES.includes(event?.code);
 }
 
-/** Doubling waits with jitter: next() → ms to wait, reset() after a good connection. */
+/** Doubling waits with jitter, at most fastMaxMs while the waits so far add up to less
+ * than fastForMs: next() → ms to wait, reset() after a good connection. */
 export class Backoff {
-  constructor({ firstMs = FIRST_DELAY_MS, maxMs = MAX_DELAY_MS, jitter = JITTER,
-                random = Math.random } = {}) {
-    Object.assign(this, { firstMs, maxMs, jitter, random });
+  constructor({ firstMs = FIRST_DELAY_MS, maxMs = MAX_DELAY_MS, fastMaxMs = FAST_MAX_MS,
+                fastForMs = FAST_FOR_MS, jitter = JITTER, random = Math.random } = {}) {
+    Object.assign(this, { firstMs, maxMs, fastMaxMs, fastForMs, jitter, random });
     this.delay = firstMs;
+    this.waited = 0;
   }
 
   next() {
-    const wait = this.delay * (1 - this.jitter + 2 * this.jitter * this.random());
+    const step = this.waited < this.fastForMs ? Math.min(this.delay, this.fastMaxMs) : this.delay;
+    const wait = step * (1 - this.jitter + 2 * this.jitter * this.random());
     this.delay = Math.min(this.delay * 2, this.maxMs);
+    this.waited += wait;
     return Math.round(wait);
   }
 
   reset() {
     this.delay = this.firstMs;
+    this.waited = 0;
   }
 }
 

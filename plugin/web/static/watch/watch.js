@@ -100,6 +100,7 @@ if (wantsAudio) {
     token,
     audio: $("audio"),
     listenOnly: true,
+    base: page.serverBase,
     onBlocked: () => {
       listen.textContent = t("watch.listen");
       listen.hidden = false;

@@ -111,8 +111,12 @@ export async function startPage({ debugName, onView, title, onNextGame }) {
   const socket = openSocket(token, {
     onState: (next) => receive(next),
     onStatus: (next) => {
+      const back = next === "online" && status === "reconnecting";
       status = next;
       renderStatus();
+      // The server may have restarted or failed over: the media rejoins now (av.js), not
+      // when its old peer connection is finally declared dead.
+      if (back) document.dispatchEvent(new CustomEvent("socket-reconnected"));
     },
     onError: (error) => toast($("toast"), t("error", { message: refusal(error) })),
     // The host started the next game: this page's seat there (its token came over this
@@ -120,6 +124,13 @@ export async function startPage({ debugName, onView, title, onNextGame }) {
     onMoved: (moved) => moveTo(moved.table, moved.token),
   }, { servers });
   window[debugName] = { socket, get view() { return view; } };
+  // The HTTP base of the server the socket is on (after a failover, not this page's own):
+  // where the page's audio joins the table's room (av.js).
+  const serverBase = () => {
+    const url = new URL(".", servers.current());
+    url.protocol = url.protocol === "wss:" ? "https:" : "http:";
+    return url.toString();
+  };
   setInterval(() => view && renderClock(), 200);
 
   return {
@@ -129,6 +140,7 @@ export async function startPage({ debugName, onView, title, onNextGame }) {
     countdown,
     socket,
     send: (type, fields) => socket.send(type, fields),
+    serverBase,
     renderStatus,
     renderClock,
     startVideo,

@@ -18,7 +18,7 @@ let audio = null;
 let mediaStarted = false;
 
 // The token, the socket, the texts, the connection badge and the clock (page.js).
-const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo } = await startPage({
+const { token, tableId, t, countdown, send, renderStatus, renderClock, startVideo, serverBase } = await startPage({
   debugName: "__widget", // window.__widget: tests and debugging
   onView: (next) => receive(next),
   title: "player.title",
@@ -46,6 +46,7 @@ function startMedia() {
     tableId,
     token,
     audio: $("room-audio"),
+    base: serverBase, // after a failover: the server that hosts the table now
     onBlocked: () => showSoundButton(),
     onNoMicrophone: (error) => toast($("toast"), t("media.no_mic", { message: error.message }), 8000),
   })
