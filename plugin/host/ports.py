@@ -87,6 +87,9 @@ class Snapshot:
     # While the host streams with roles: the delay and the state as of that long ago, for
     # the stream overlay only (plugin.host.stream). None: the setting is off.
     stream: StreamView | None = None
+    # The table clock's time when taken (Clock.now): with timer_remaining, the timer's
+    # deadline, which a page's clock follows (plugin/web/rhythm.py).
+    taken_at: float | None = None
 
 
 class Hub(Protocol):

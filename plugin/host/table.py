@@ -200,6 +200,7 @@ class Table:
             ending=self.ending(),
             successor=self.successor,
             stream=self.stream.view(),
+            taken_at=self.clock.now(),
         )
 
     def ending(self) -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from plugin.host.inputs import HOST, EndGame, Next, Nominate, Pass, Start, Vote
+from plugin.web.hub import Hub
 from plugin.web.pages import catalogue
 
 from .test_widget import Game, open_page, running_game, screenshot, wait_view
@@ -88,12 +89,16 @@ async def assert_speaks(page: Page, language: str, where: str) -> None:
 
 
 async def synced(game: Game, pages: Iterable[Page]) -> None:
-    """Every page shows the table's latest state."""
+    """Every page shows the table's latest state (by its public version: the pages' own,
+    the console's `table.public`; plugin/web/rhythm.py)."""
+    hub = game.table.hub
+    assert isinstance(hub, Hub)
     for page in pages:
         await page.wait_for_function(
             "(version) => { const p = window.__widget || window.__console || window.__watch;"
-            " return Boolean(p && p.view && p.view.table.version >= version); }",
-            arg=game.table.version,
+            " const t = p && p.view && p.view.table;"
+            " return Boolean(t && (t.public ?? t.version) >= version); }",
+            arg=hub.public_version(game.table.id),
         )
 
 
