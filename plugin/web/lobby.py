@@ -200,6 +200,56 @@ class Lobby:
             raise LobbyError("not_waiting", "this device is not waiting in the lobby")
         return {"type": "lobby.leave", "entry": entry.id}
 
+    def unseat(self, entry_id: object) -> dict[str, Any]:
+        """The host takes a seated player off his seat: he waits again (issue 31)."""
+        entry = self._entry(entry_id)
+        if entry.seat is None:
+            raise LobbyError("not_seated", f"{entry.name} has no seat")
+        return {"type": "lobby.unseat", "entry": entry.id}
+
+    def remove(self, entry_id: object) -> list[dict[str, Any]]:
+        """The host removes a player from the lobby, seated or waiting, with the devices
+        asking for his seat (issue 31)."""
+        return self._gone([self._entry(entry_id)])
+
+    def clear(self) -> list[dict[str, Any]]:
+        """The host clears the lobby: every waiting player and every device asking."""
+        records = self._gone(self.waiting())
+        return records + [{"type": "lobby.refuse", "request": r} for r in self.requests]
+
+    def vacate(self, seat: int) -> list[dict[str, Any]]:
+        """Seat `seat`'s link was re-issued: the player the lobby seated there leaves it,
+        devices and all, so no path of the old device's leads back to the seat."""
+        return self._gone([e for e in self.entries.values() if e.seat == seat])
+
+    def absent(self, connected: Collection[str]) -> list[dict[str, Any]]:
+        """The waiting players and the devices asking whose devices have no lobby socket
+        open (`connected`): a waiting place lives only while its device is there."""
+        gone = [e for e in self.waiting() if not e.devices & set(connected)]
+        records = self._gone(gone)
+        return records + [
+            {"type": "lobby.refuse", "request": r.id}
+            for r in self.requests.values()
+            if r.device not in connected and r.entry not in {e.id for e in gone}
+        ]
+
+    def _gone(self, entries: Iterable[Entry]) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        for entry in entries:
+            records += [
+                {"type": "lobby.refuse", "request": r.id}
+                for r in self.requests.values()
+                if r.entry == entry.id
+            ]
+            records.append({"type": "lobby.leave", "entry": entry.id})
+        return records
+
+    def _entry(self, entry_id: object) -> Entry:
+        entry = self.entries.get(entry_id) if isinstance(entry_id, str) else None
+        if entry is None:
+            raise LobbyError("no_entry", "nobody of that name is in the lobby")
+        return entry
+
     def _request(self, request_id: object) -> Request:
         request = self.requests.get(request_id) if isinstance(request_id, str) else None
         if request is None:
@@ -230,8 +280,12 @@ class Lobby:
             self.requests.pop(record["request"], None)
         elif kind == "lobby.seat":
             self.entries[record["entry"]].seat = record["seat"]
+        elif kind == "lobby.unseat":
+            self.entries[record["entry"]].seat = None
         elif kind == "lobby.leave":
             self.entries.pop(record["entry"], None)
+            for request in [r for r in self.requests.values() if r.entry == record["entry"]]:
+                del self.requests[request.id]
         else:
             raise ValueError(f"not a lobby record: {kind!r}")
 

@@ -173,3 +173,44 @@ async def test_the_lobby_speaks_the_tables_language(
             assert page.errors == []  # type: ignore[attr-defined]
     finally:
         await context.close()
+
+
+async def test_the_host_unseats_removes_and_clears_from_the_console(
+    browser: Browser, loopback_ice: None, tmp_path: Path
+) -> None:
+    """Issue 31: the console's buttons take a seated player off his seat (his seat's link
+    is re-issued), remove a player, and clear the lobby; each player's device is told."""
+    contexts = [await browser.new_context() for _ in range(2)]
+    try:
+        async with running_game(tmp_path, voice=False) as game:
+            console = await open_page(browser, game, "host")
+            anna = await join(contexts[0], game, "Анна")
+            bohdan = await join(contexts[1], game, "Богдан")
+            entries = "document.querySelectorAll('#lobby-entries li').length"
+            await console.wait_for_function(f"{entries} === 2")
+            row = console.locator("#lobby-entries li", has_text="Анна")
+            await row.locator("select").select_option("4")
+            await row.locator(".lobby-seat-one").click()
+            assert await seat_of(anna) == 4
+            old = game.table.generations.get(4, 0)
+            await console.click("#lobby-seated .lobby-unseat")
+            await console.wait_for_function(f"{entries} === 2")
+            assert game.table.generations.get(4, 0) == old + 1  # her seat's link is new
+            await (
+                console.locator("#lobby-entries li", has_text="Анна")
+                .locator(".lobby-remove")
+                .click()
+            )
+            await console.wait_for_function(f"{entries} === 1")
+            await console.click("#lobby-clear")
+            await console.wait_for_function(f"{entries} === 0")
+            await bohdan.wait_for_selector("#join:not([hidden])")
+            message = catalogue("uk")["refusal.removed"]
+            await bohdan.wait_for_function(
+                "(text) => document.querySelector('#lobby-error').textContent === text",
+                arg=message,
+            )
+            assert console.errors == [] and bohdan.errors == []  # type: ignore[attr-defined]
+    finally:
+        for context in contexts:
+            await context.close()

@@ -271,6 +271,7 @@ def test_hostile_joins_are_refused_and_change_nothing(client: TestClient) -> Non
         assert codes[-1] == "too_many_connects", codes
         # ...and however many addresses, the lobby holds MAX_WAITING at most.
         server.lobbies.connects = RateLimit(1000.0, 1000)
+        server.lobbies.address_joins = RateLimit(1000.0, 1000)  # as if from many addresses
         for n in range(MAX_WAITING + 3):
             lobby = open_lobby(stack, client, table, invite, device(200 + n))
             lobby.until(lambda m: True)
