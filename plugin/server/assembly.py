@@ -26,6 +26,7 @@ from plugin.eventlog import BadLogFile, is_url, log_opener, open_log
 from plugin.host.ports import Leases, Log
 from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
+from plugin.protocol import sheet
 from plugin.signing import BadKeyFile, load_admin_key
 from plugin.web.app import create_app
 from plugin.web.context import Server, ServerConfig
@@ -122,6 +123,7 @@ def build(options: ServerOptions) -> Hosting:
         routes=routes,
         peers=options.peers,
         only=one_table,
+        inline_styles=(sheet.STYLE,),  # the protocol sheet's, under the pages' CSP
     )
     return Hosting(options=options, app=create_app(config), tables=tables)
 

@@ -30,6 +30,7 @@ from plugin.signing import Signer, load_secret, secret_path_for
 from .api import api_routes
 from .close_codes import CloseCode
 from .context import Server, ServerConfig
+from .headers import SecurityHeaders
 from .hub import Hub
 from .lobby_socket import lobby_routes
 from .table_socket import table_socket_routes
@@ -78,9 +79,13 @@ def create_app(config: ServerConfig) -> Starlette:
     ]
     for extra in config.routes:
         routes.extend([extra] if isinstance(extra, BaseRoute) else extra(server))
-    app = Starlette(
-        routes=routes, lifespan=lifespan, middleware=[Middleware(_OriginCheck, server=server)]
-    )
+    # Every answer's security headers (headers.py), then the origin check.
+    reachable = (config.base_url, *config.peers, *config.allowed_origins)
+    middleware = [
+        Middleware(SecurityHeaders, connect=reachable, styles=config.inline_styles),
+        Middleware(_OriginCheck, server=server),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.server = server
     return app
 
