@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-import unicodedata
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,6 +28,8 @@ from plugin.host.settings import (  # a name fits a tile and a protocol's column
     MAX_NAME,
     has_hidden_characters,
 )
+
+from . import names
 
 MAX_WAITING = 30  # waiting players and devices awaiting approval, per table
 DEVICE_ALPHABET = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
@@ -50,9 +51,12 @@ def check_name(raw: object) -> str:
     (a line break or a direction override would garble the tiles and the protocol)."""
     if not isinstance(raw, str):
         raise LobbyError("bad_name", "a name is text")
-    name = raw.strip()
-    if not name:
+    if not raw.strip():
         raise LobbyError("bad_name", "type a name")
+    try:  # NFKC, no invisible characters, a few accents a letter (issue 31, names.py)
+        name = names.normalised(raw)
+    except names.BadName as refusal:
+        raise LobbyError("bad_name", str(refusal)) from None
     if len(name) > MAX_NAME:
         raise LobbyError("bad_name", f"a name is at most {MAX_NAME} characters")
     if has_hidden_characters(name):
@@ -137,10 +141,14 @@ class Lobby:
 
     # --- questions: the records a change takes, or LobbyError ---------------------------
 
-    def join(self, name: object, device: str) -> dict[str, Any]:
+    def join(self, name: object, device: str, others: Collection[str] = ()) -> dict[str, Any]:
         """A newcomer's device gives its name: a place in the lobby, or (the name of a
-        seated player) a request for that seat, for the host to approve."""
+        seated player) a request for that seat, for the host to approve. `others`: the
+        names of the seats the lobby did not fill (a player on his seat's own link), which
+        no newcomer may take, nor one that looks the same (names.skeleton)."""
         checked = check_name(name)
+        if any(_same(checked, other) for other in others):
+            raise LobbyError("name_taken", f"{checked!r} already sits at the table: pick another")
         if self.entry_of(device) is not None or self.request_of(device) is not None:
             raise LobbyError("already_joined", "this device is already in the lobby")
         if len(self.waiting()) + len(self.requests) >= MAX_WAITING:
@@ -291,9 +299,9 @@ class Lobby:
 
 
 def _same(a: str, b: str) -> bool:
-    return (
-        unicodedata.normalize("NFKC", a).casefold() == unicodedata.normalize("NFKC", b).casefold()
-    )
+    """Whether two names read the same on the tiles (issue 31: by their confusable
+    skeletons, Unicode TR39)."""
+    return names.skeleton(a) == names.skeleton(b)
 
 
 def _arrival(entry: Entry) -> int:

@@ -244,7 +244,7 @@ async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | b
         async with room.lock:  # checked and committed one at a time
             if me.ended:  # re-issued while this message waited: its token counts no more
                 raise LobbyError("token_reissued", "this link was replaced")
-            records = _records(room.lobby, message, me.device, in_use(server, room))
+            records = _records(room.lobby, message, me.device, in_use(server, room), _others(room))
             if me.device is not None and records:
                 _charge(server.lobbies, room.table.id, me, records)
             refused = set()
@@ -266,6 +266,16 @@ async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | b
         me.connection.push_reply(_error(refusal.code, refusal.message, message_id))
     except LogUnavailable as failure:
         me.connection.push_reply(_error("log_unavailable", str(failure), message_id))
+
+
+def _others(room: LobbyRoom) -> tuple[str, ...]:
+    """The names of the seats no lobby entry holds (given with the table, or a player on
+    his seat's own link): a newcomer may not take one (issue 31)."""
+    settings = room.table.settings
+    held = {e.seat for e in room.lobby.entries.values()}
+    if not settings.names:
+        return ()
+    return tuple(settings.name_of(s) for s in range(1, settings.seats + 1) if s not in held)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,10 +314,14 @@ def _charge(
 
 
 def _records(
-    lobby: Lobby, message: _Message, device: str | None, in_use: frozenset[int]
+    lobby: Lobby,
+    message: _Message,
+    device: str | None,
+    in_use: frozenset[int],
+    others: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
     if isinstance(message, _Join) and device is not None:
-        return [lobby.join(message.name, device)]
+        return [lobby.join(message.name, device, others)]
     if isinstance(message, _Leave) and device is not None:
         return [lobby.leave(device)]
     if isinstance(message, _Seat):

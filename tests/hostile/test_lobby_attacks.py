@@ -240,3 +240,36 @@ def test_places_of_absent_devices_do_not_outlive_a_restart(server: ServerProcess
         console.until(lambda m: not m["entries"])  # within the grace (SECONDS bounds it)
     finally:
         console.close()
+
+
+def test_invisible_piled_up_and_look_alike_names_are_refused(server: ServerProcess) -> None:
+    names = [f"P{n}" for n in range(1, 11)]
+    names[4] = "Marko"
+    links = api(server, "/api/tables", {"seats": 10, "names": names})
+    invite = links["invite"]["token"]
+    with contextlib.ExitStack() as stack:
+        console = Lobby(server, links, links["host"]["token"], None)
+        anna = Lobby(server, links, invite, device(1))
+        other = Lobby(server, links, invite, device(2))
+        for lobby in (console, anna, other):
+            stack.callback(lobby.close)
+        anna.until(lambda m: True)
+        anna.send("join", name="Anna")
+        anna.until(lambda m: m["me"]["state"] == "waiting")
+        other.until(lambda m: True)
+        refusals = {
+            "Аnnа": "name_taken",  # Cyrillic а: Anna's look-alike
+            "ANNA": "name_taken",
+            "Маrkо": "name_taken",  # the name of seat 5, in Cyrillic letters
+            "An\u200dna": "bad_name", "An\u200cna": "bad_name", "A\u034fnna": "bad_name",
+            "\u3164": "bad_name", "Bo\u2800ris": "bad_name", "a" + "\u0301" * 40: "bad_name",
+        }  # fmt: skip
+        for name, code in refusals.items():
+            other.send("join", name=name)
+            while (answer := other.receive())["type"] == "lobby":
+                pass
+            assert answer.get("error") == code, (name, answer)
+        other.send("join", name="Ｂoris")  # full-width: normalised
+        other.until(lambda m: m["me"]["state"] == "waiting")
+        waiting = console.until(lambda m: len(m["entries"]) == 2)["entries"]
+        assert [e["name"] for e in waiting] == ["Anna", "Boris"]
