@@ -212,6 +212,10 @@ class Log(Protocol):
         one transaction: each one's sequence number, or why it was refused."""
 
     def find_client_id(self, table_id: str, client_id: str) -> int | None: ...
+    def wall_now(self) -> float:
+        """The log's own wall clock now (the database's, on a shared log): the one every
+        `Entry.wall` was stamped with, whichever server wrote it (issue 31)."""
+
     def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]: ...
     def mark_undone(
         self,

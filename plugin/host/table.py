@@ -394,7 +394,7 @@ class Table:
         for entry in entries:
             state, _ = apply(state, from_record(entry.record))
             stamped.append((entry.wall, state))
-        self.stream.restore(first, stamped)
+        self.stream.restore(first, stamped, wall=self.log.wall_now())
 
     # --- callbacks from the clock and the room (queued, never handled inline) ----------
 

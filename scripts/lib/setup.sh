@@ -13,13 +13,16 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 ensure_debian_packages() {
   # Packages the real parts need: espeak-ng (speech), chromium (browser tests), coturn
   # (the TURN server of the internet tests), nftables (their NAT in network namespaces),
-  # postgresql (the shared event log; its programs live in /usr/lib/postgresql/*/bin).
+  # postgresql (the shared event log; its programs live in /usr/lib/postgresql/*/bin),
+  # faketime (libfaketime: a server with a skewed clock in tests/failover).
   local missing=()
   command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v turnserver >/dev/null 2>&1 || missing+=(coturn)
   command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing+=(nftables)
   compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+  # faketime: a server whose wall clock is off, for the failover tests (issue 31)
+  command -v faketime >/dev/null 2>&1 || missing+=(faketime)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing Debian packages: ${missing[*]}"
