@@ -7,6 +7,7 @@ and the REST API and the app end their sockets (a re-issued link, a table moved 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 
 import msgspec
@@ -56,6 +57,8 @@ class LobbyRoom:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     sweep: asyncio.Task[None] | None = None  # lobby_presence: the places of absent devices
     fresh: bool = True  # not yet swept since it was rebuilt (a restart, a failover)
+    made: float = field(default_factory=time.monotonic)  # when it was rebuilt here
+    left: dict[str, float] = field(default_factory=dict)  # device -> its last socket's end
 
 
 @dataclass(slots=True)

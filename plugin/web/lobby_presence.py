@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
@@ -82,18 +83,41 @@ def schedule_sweep(server: Server, room: LobbyRoom) -> None:
 
 
 async def _sweep_later(server: Server, room: LobbyRoom) -> None:
-    await asyncio.sleep(server.lobbies.grace_seconds)
-    if server.lobbies.rooms.get(room.table.id) is not room:
-        return  # the table moved, stopped or was rebuilt: its own lobby sweeps itself
-    try:
-        async with room.lock:
-            records = room.lobby.absent(connected_devices(room))
-            await commit(room, records)
-    except Exception as failure:  # a fenced or failing log (LogUnavailable): next time
-        logger.warning("lobby %s: the sweep failed: %s", room.table.id, failure)
-        return
-    if records:
-        broadcast(server, room, refused_devices=set())
+    grace = server.lobbies.grace_seconds
+    wait = grace
+    while True:
+        await asyncio.sleep(wait)
+        if server.lobbies.rooms.get(room.table.id) is not room:
+            return  # the table moved, stopped or was rebuilt: its own lobby sweeps itself
+        now = time.monotonic()
+        # A device away for less than the grace keeps its place for now (a reload).
+        here = connected_devices(room)
+        until = {d: room.left.get(d, room.made) + grace for d in _devices(room) - here}
+        pending = {d: t for d, t in until.items() if t > now}
+        kept = here | set(pending)
+        try:
+            async with room.lock:
+                records = room.lobby.absent(kept)
+                await commit(room, records)
+        except Exception as failure:  # a fenced or failing log (LogUnavailable): next time
+            logger.warning("lobby %s: the sweep failed: %s", room.table.id, failure)
+            return
+        if records:
+            broadcast(server, room, refused_devices=set())
+        if not pending:
+            return
+        wait = max(0.1, min(pending.values()) - now)  # the next one whose grace ends
+
+
+def _devices(room: LobbyRoom) -> set[str]:
+    """The devices the lobby holds a waiting place or a request for."""
+    waiting = {d for e in room.lobby.waiting() for d in e.devices}
+    return waiting | {r.device for r in room.lobby.requests.values()}
+
+
+def left(room: LobbyRoom, device: str) -> None:
+    """`device` closed its last lobby socket now: its place waits a grace for it."""
+    room.left[device] = time.monotonic()
 
 
 async def stop(server: Server) -> None:

@@ -229,7 +229,8 @@ async def _serve(
             room.clients.remove(me)
         await connection.stop()
         if device is not None and device not in lobby_presence.connected_devices(room):
-            lobby_presence.schedule_sweep(server, room)  # his place waits a grace for him
+            lobby_presence.left(room, device)  # his place waits a grace for him
+            lobby_presence.schedule_sweep(server, room)
 
 
 async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | bytes) -> None:
