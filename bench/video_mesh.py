@@ -29,7 +29,7 @@ from plugin.paths import ROOT
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import video_routes
 from testing import serve
-from testing.browser import launch_chromium
+from testing.browser import launch_chromium, wait_for
 
 STATIC_VIDEO = ROOT / "plugin" / "web" / "static" / "video"
 STATIC_SOCKET = ROOT / "plugin" / "web" / "static" / "socket"  # video.js's signalling uses it
@@ -59,7 +59,7 @@ async def measure(quality: str, pages_count: int, seconds: float) -> tuple[float
                     page = await browser.new_page()
                     token = links["seats"][seat - 1]["token"]
                     await page.goto(f"{url}/static/video/test.html?token={token}&quality={quality}")
-                    await page.wait_for_function("window.ready === true", timeout=20_000)
+                    await wait_for(page, "window.ready === true", timeout=20_000)
                     pages.append(page)
                 await asyncio.sleep(6)  # connect, and let the bandwidth estimate ramp up
                 first = pages[0]

@@ -61,6 +61,7 @@ from .socket_client import (
     frame,
     in_process,
     next_id,
+    public_version,
     socket_url,
 )
 from .testclient import TestClient
@@ -95,6 +96,7 @@ __all__ = [
     "open_tables",
     "percentile",
     "play_tables",
+    "public_version",
     "run_load",
     "serve",
     "socket_url",

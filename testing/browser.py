@@ -5,10 +5,13 @@ Never `playwright install` (no download here): the browser is the system's.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from playwright.async_api import Browser, Playwright
+from playwright.async_api import Browser, Frame, Page, Playwright
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -48,3 +51,26 @@ async def launch_chromium(
     return await playwright.chromium.launch(
         executable_path=str(executable), headless=True, args=[*flags, *args]
     )
+
+
+async def wait_for(
+    page: Page | Frame,
+    expression: str,
+    arg: Any = None,
+    *,
+    timeout: float = 60_000,
+    polling: float = 50,
+) -> Any:
+    """Playwright's `wait_for_function` for pages under a strict Content-Security-Policy
+    (issue 31, plugin/web/headers.py): Playwright builds that predicate with `eval`, which
+    the policy refuses, while `evaluate` goes through the DevTools protocol. Polls
+    `expression` (an expression, or a function called with `arg`) every `polling` ms until
+    it is truthy and answers it; TimeoutError after `timeout` ms."""
+    deadline = time.monotonic() + timeout / 1000
+    while True:
+        value = await page.evaluate(expression, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not true within {timeout / 1000:g} s: {expression}")
+        await asyncio.sleep(polling / 1000)

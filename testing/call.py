@@ -36,6 +36,8 @@ from plugin.web.ice import IceSettings, server_ice_routes
 from plugin.web.pages import STATIC_DIR
 from plugin.web.video import video_routes
 
+from .browser import wait_for
+
 
 class SwitchableBot:
     """A bot voice for tests: a 440 Hz tone while `speaking`, silence otherwise, paced in
@@ -56,10 +58,12 @@ class SwitchableBot:
 # The page: the control socket (hello with the token from the fragment), the audio room
 # (media.js) and the video mesh (video.js), each optional; `window.pairs()` names the
 # selected ICE candidate pair of every connection (getStats).
+# Its script is served on its own (/call.js): the server's pages run under a CSP without
+# inline scripts (plugin/web/headers.py).
 CALL_PAGE = """<!doctype html><meta charset="utf-8"><title>call test</title>
 <div id="tiles"></div>
-<script type="module">
-import { connect } from "/static/embedded/media.js";
+<script type="module" src="/call.js"></script>"""
+CALL_SCRIPT = """import { connect } from "/static/embedded/media.js";
 import { startVideo } from "/static/video/video.js";
 
 const token = new URLSearchParams(location.hash.slice(1)).get("token");
@@ -157,7 +161,7 @@ window.pairs = async () => {
   return out;
 };
 window.ready = true;
-</script>"""
+"""
 
 
 @dataclass
@@ -197,6 +201,9 @@ async def call_site(
     async def page(request: Request) -> Response:
         return HTMLResponse(CALL_PAGE, headers={"Cache-Control": "no-store"})
 
+    async def script(request: Request) -> Response:
+        return Response(CALL_SCRIPT, media_type="text/javascript")
+
     def rtc(server: Server) -> Sequence[Any]:
         return rtc_routes(
             lambda t: room if table_id and t == table_id[0] else None, server.authorize
@@ -212,6 +219,7 @@ async def call_site(
             video_routes,
             server_ice_routes(ice),
             Route("/call/{table_id}", page),
+            Route("/call.js", script),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
     )
@@ -248,11 +256,11 @@ async def join(
     """Open the call page for `who` and join; wait until its audio connection is up (the
     page makes up to three attempts, as the widget does)."""
     await page.goto(site.page_url(who), timeout=timeout * 1000)
-    await page.wait_for_function("window.ready === true", timeout=timeout * 1000)
+    await wait_for(page, "window.ready === true", timeout=timeout * 1000)
     await page.evaluate("(o) => window.join(o)", {"audio": audio, "video": video})
     if audio:
-        await page.wait_for_function(
-            "window.room.pc.connectionState === 'connected'", timeout=timeout * 1000
+        await wait_for(
+            page, "window.room.pc.connectionState === 'connected'", timeout=timeout * 1000
         )
 
 

@@ -39,6 +39,14 @@ def frame(type: str, id: str, **fields: Any) -> str:
     return json.dumps({"v": 1, "id": id, "type": type, **fields})
 
 
+def public_version(state: Message) -> int:
+    """The table's public version in a state: what every page but the host's calls
+    `table.version`, and the host's `table.public` (plugin/web/rhythm.py); pages compare
+    versions by it, since a change only the host sees bumps no page's."""
+    table = state["table"]
+    return int(table.get("public", table["version"]))
+
+
 def next_id() -> str:
     """A message id no other message of this process has."""
     return f"m{next(_ids)}"
@@ -134,8 +142,8 @@ class Client:
         return self.state
 
     def wait_version(self, version: int) -> Message:
-        """Read states until one is at least this table version."""
-        return self.until(lambda state: int(state["table"]["version"]) >= version)
+        """Read states until one is at least this public version (`public_version`)."""
+        return self.until(lambda state: public_version(state) >= version)
 
     def close(self) -> None:
         self.ws.close()
@@ -224,7 +232,7 @@ class AsyncClient:
                 message = json.loads(text)
                 if message["type"] == "state":
                     now = time.perf_counter()
-                    self.state, self.version = message, message["table"]["version"]
+                    self.state, self.version = message, public_version(message)
                     self.history.append((self.version, now))
                     if self._arrivals:
                         self._arrived(now)

@@ -33,6 +33,7 @@ Theory of operation (issues 4 and 16):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -79,6 +80,25 @@ class EventLog(GroupCommit):
         except BaseException:
             self._writer.shutdown(wait=True)
             raise
+        # How far the database's clock is from this server's (wall_now): every time this
+        # log stamps is the database's, so servers whose clocks differ agree (issue 31).
+        self._offset = 0.0
+        with contextlib.suppress(LogUnavailable):  # away: measured at the next wall_now
+            self.wall_now()
+
+    def wall_now(self) -> float:
+        """The database's wall clock now (seconds since the epoch), measured again: what
+        a time stamped in this log (Entry.wall) is compared with. LogUnavailable passes."""
+        before = time.time()
+        found = self.store.read(self.store.dialect.now)
+        after = time.time()
+        now = float(found[0][0])
+        self._offset = now - (before + after) / 2
+        return now
+
+    def wall(self) -> float:
+        """This server's clock as the database's (the offset last measured)."""
+        return time.time() + self._offset
 
     @property
     def healthy(self) -> bool:
@@ -115,7 +135,7 @@ class EventLog(GroupCommit):
         await self._on_writer(self.store.transaction, self._table_rows(table_id, settings))
 
     def _table_rows(self, table_id: str, settings: dict[str, Any]) -> Callable[[Transaction], None]:
-        row = (table_id, encode_json(settings), time.time())
+        row = (table_id, encode_json(settings), self.wall())
 
         def write(tx: Transaction) -> None:
             tx.execute(sql.INSERT_TABLE, row)
@@ -142,7 +162,7 @@ class EventLog(GroupCommit):
         await self._on_writer(self.store.transaction, self._archived_row(table_id))
 
     def _archived_row(self, table_id: str) -> Callable[[Transaction], None]:
-        row = (table_id, time.time())
+        row = (table_id, self.wall())
 
         def write(tx: Transaction) -> None:
             if table_id not in self.store.fence(tx, [table_id]):
@@ -162,7 +182,7 @@ class EventLog(GroupCommit):
         """Commit one input durably and return its sequence number (waits for the store;
         a table uses `commit`)."""
         seq = self._seq(table_id)
-        row = (table_id, seq, encode_json(record), time.time(), source, client_id)
+        row = (table_id, seq, encode_json(record), self.wall(), source, client_id)
         outcome = self._wait_for_writer(self._insert, [row])[0]
         self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
         self._after([row], [outcome])
@@ -249,7 +269,7 @@ class EventLog(GroupCommit):
     ) -> int:
         """Mark entry `seq` undone and log the undo itself, in one (fenced) transaction."""
         undo_seq = self._seq(table_id)
-        row = (table_id, undo_seq, encode_json(undo_record), time.time(), source, client_id)
+        row = (table_id, undo_seq, encode_json(undo_record), self.wall(), source, client_id)
 
         def write(tx: Transaction) -> None:
             if table_id not in self.store.fence(tx, [table_id]):
@@ -273,7 +293,7 @@ class EventLog(GroupCommit):
         """Queue the timers of many tables for one transaction (the once-a-second save) and
         return without waiting; the returned future is done once they are written. Fenced
         like every write: a table no longer held here is left alone."""
-        now = time.time()
+        now = self.wall()
         values = [
             (table_id, row.timer_id, row.remaining, row.warn_at, row.paused, now)
             for table_id, row in rows.items()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -66,6 +65,10 @@ class GroupCommit:
         self._queued_lock = threading.Lock()
         self._job_waiting = False
         self._closed = False
+
+    def wall(self) -> float:
+        """The time an input is stamped with (the database's clock: EventLog.wall)."""
+        raise NotImplementedError
 
     def _seq(self, table_id: str) -> int:
         raise NotImplementedError
@@ -123,7 +126,7 @@ class GroupCommit:
         for record, source, client_id in inputs:
             seq = self._seq(table_id)
             self._next_seq[table_id] = seq + 1  # a failed row leaves a gap, never a reuse
-            rows.append((table_id, seq, encode_json(record), time.time(), source, client_id))
+            rows.append((table_id, seq, encode_json(record), self.wall(), source, client_id))
         loop = asyncio.get_running_loop()
         future: asyncio.Future[list[int | Exception]] = loop.create_future()
         with self._queued_lock:

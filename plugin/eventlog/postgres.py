@@ -56,6 +56,7 @@ DIALECT = Dialect(
     flag="BOOLEAN",
     false="false",
     integrity_errors=(psycopg.IntegrityError,),
+    now="SELECT EXTRACT(EPOCH FROM clock_timestamp())::float8",
 )
 LEASES_SCHEMA = (
     """CREATE TABLE IF NOT EXISTS leases (

@@ -34,6 +34,9 @@ class Dialect:
     flag: str  # a yes/no column
     false: str  # its default
     integrity_errors: tuple[type[Exception], ...]
+    # The database's own wall clock, in seconds since the epoch (one SELECT): every server
+    # of a shared log stamps and compares its times against it (issue 31).
+    now: str = "SELECT CAST((julianday('now') - 2440587.5) * 86400.0 AS REAL)"
 
 
 class Transaction(Protocol):

@@ -90,6 +90,9 @@ class Snapshot:
     # While the host streams with roles: the delay and the state as of that long ago, for
     # the stream overlay only (plugin.host.stream). None: the setting is off.
     stream: StreamView | None = None
+    # The table clock's time when taken (Clock.now): with timer_remaining, the timer's
+    # deadline, which a page's clock follows (plugin/web/rhythm.py).
+    taken_at: float | None = None
 
 
 class Hub(Protocol):
@@ -212,6 +215,10 @@ class Log(Protocol):
         one transaction: each one's sequence number, or why it was refused."""
 
     def find_client_id(self, table_id: str, client_id: str) -> int | None: ...
+    def wall_now(self) -> float:
+        """The log's own wall clock now (the database's, on a shared log): the one every
+        `Entry.wall` was stamped with, whichever server wrote it (issue 31)."""
+
     def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]: ...
     def mark_undone(
         self,

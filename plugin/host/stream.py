@@ -7,7 +7,8 @@ latest state stamped at or before `now - delay`: a role dealt, a check made or a
 at time t is in that state only from t + delay on, so the server never sends one earlier,
 whatever the overlay asks. The history keeps MAX_DELAY seconds (and the one state before
 them), so any delay the host picks later has what it needs. After a restart the states are
-stamped from the log's wall-clock times, so a restart does not show anything early either.
+stamped from the log's wall-clock times, compared with the log's own clock (the database's),
+so a restart or a takeover by a server whose clock is off does not show anything early.
 
 Only a stream token's page (plugin.signing, Watch.stream) is ever sent these secrets, and
 only while the setting is on; a watch link's spectators never are (they may be players'
@@ -16,7 +17,6 @@ friends in the call).
 
 from __future__ import annotations
 
-import time
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -108,15 +108,21 @@ class StreamTiming:
         self._due: list[Handle] = []
         self._stopped = False
 
-    def restore(self, first: GameState, logged: Iterable[tuple[float, GameState]]) -> None:
+    def restore(
+        self, first: GameState, logged: Iterable[tuple[float, GameState]], *, wall: float
+    ) -> None:
         """The states since the log began, `first` (the lobby) and then each with the wall
         clock time its event was logged, stamped with how long ago that was, so the
-        overlay's delay holds across a restart."""
-        now, wall = self.clock.now(), time.time()
+        overlay's delay holds across a restart. `wall`: the log's clock now, the one its
+        times were stamped by (the database's: a server whose own clock is fast or slow
+        shows nothing early, issue 31). Then the next refresh due is scheduled: a table
+        taken over shows its delayed changes on time, not at its next change."""
+        now = self.clock.now()
         logged = list(logged)
         self.history.record(now - max(0.0, wall - logged[0][0]) if logged else now, first)
         for logged_at, state in logged:
             self.history.record(now - max(0.0, wall - logged_at), state)
+        self._schedule()
 
     def changed(self, state: GameState) -> None:
         """`state` is the table's state now (the same one again changes nothing)."""

@@ -209,6 +209,7 @@ class Table:
             ending=self.ending(),
             successor=self.successor,
             stream=self.stream.view(),
+            taken_at=self.clock.now(),
         )
 
     def ending(self) -> dict[str, Any] | None:
@@ -409,7 +410,7 @@ class Table:
         for entry in entries:
             state, _ = apply(state, from_record(entry.record))
             stamped.append((entry.wall, state))
-        self.stream.restore(first, stamped)
+        self.stream.restore(first, stamped, wall=self.log.wall_now())
 
     # --- callbacks from the clock and the room (queued, never handled inline) ----------
 

@@ -28,6 +28,7 @@ from plugin.eventlog import BadLogFile, is_url, log_opener, open_log
 from plugin.host.ports import Leases, Log
 from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
+from plugin.protocol import sheet
 from plugin.signing import BadKeyFile, load_admin_key
 from plugin.web.app import create_app
 from plugin.web.context import Server, ServerConfig
@@ -127,6 +128,7 @@ def build(options: ServerOptions) -> Hosting:
         peers=options.peers,
         only=one_table,
         member=club.member,
+        inline_styles=(sheet.STYLE,),  # the protocol sheet's, under the pages' CSP
     )
     return Hosting(options=options, app=create_app(config), tables=tables)
 

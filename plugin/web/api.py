@@ -26,6 +26,7 @@ from plugin.signing import INVITE, TokenError
 
 from . import succession
 from .context import LinkState, Server, bearer, is_admin
+from .reissue import reissue as reissue_links
 
 MAX_BODY_BYTES = 16 * 1024
 
@@ -213,21 +214,9 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
         seats = everyone if wanted.seat is None else [wanted.seat]
         try:
-            await table.reissue(seats)
+            await reissue_links(server, table, seats)
         except LogUnavailable as failure:
             return _error(503, "log_unavailable", str(failure))
-        if INVITE in seats:  # the lobby's players reconnect with the new invite link
-            server.lobbies.close_players(table.id, "token_reissued", "this link was replaced")
-        if HOST in seats:  # the old host token's console would still seat players
-            server.lobbies.close_consoles(table.id, "token_reissued", "this link was replaced")
-        for seat in seats:  # spectators are the public viewer (None), the overlay "stream"
-            if seat == INVITE:
-                continue
-            viewers: list[Viewer] = [None, STREAM] if seat == WATCH else [seat]
-            for viewer in viewers:
-                server.hub.close_viewer(
-                    table.id, viewer, "token_reissued", "this link was replaced"
-                )
         return JSONResponse(server.links(table))
 
     return reissue

@@ -31,6 +31,7 @@ from plugin.signing import Signer, load_secret, secret_path_for
 from .api import api_routes
 from .close_codes import CloseCode
 from .context import Server, ServerConfig
+from .headers import SecurityHeaders
 from .hub import Hub
 from .limits import origin_of
 from .lobby_socket import lobby_routes
@@ -80,7 +81,12 @@ def create_app(config: ServerConfig) -> Starlette:
     ]
     for extra in config.routes:
         routes.extend([extra] if isinstance(extra, BaseRoute) else extra(server))
-    middleware = [Middleware(_OriginCheck, server=server)]
+    # Every answer's security headers (headers.py), then the origin check.
+    reachable = (config.base_url, *config.peers, *config.allowed_origins)
+    middleware = [
+        Middleware(SecurityHeaders, connect=reachable, styles=config.inline_styles),
+        Middleware(_OriginCheck, server=server),
+    ]
     if config.peers:
         # A page served by a peer follows its table to this server after a failover: its
         # socket needs no CORS, but its audio's offer (POST /rtc/...) and its ICE servers

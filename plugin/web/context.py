@@ -64,6 +64,8 @@ class ServerConfig:
     # The club's other servers on the same database (public origins): told to the pages,
     # which try them in turn, and allowed as origins like allowed_origins.
     peers: tuple[str, ...] = ()
+    # Inline <style> texts the pages may show (the protocol sheet's: headers.py, by hash).
+    inline_styles: tuple[str, ...] = ()
     hello_seconds: float = 10.0  # how long a new socket may take to send its token
     messages_per_second: float = MESSAGES_PER_SECOND  # per connection
     message_burst: float = MESSAGE_BURST

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 
@@ -29,6 +30,7 @@ from plugin.tasks import cancel_and_wait
 
 from . import messages
 from .close_codes import CloseCode
+from .rhythm import Rhythm
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +118,7 @@ class Hub:
         self._cache: dict[str, StateFrames] = {}
         self.encodings = 0  # views serialised so far (benches, tests of the cache)
         self._close_viewer_elsewhere: list[CloseViewer] = []
+        self._rhythms: dict[str, Rhythm] = {}  # table -> its public version (rhythm.py)
 
     async def publish(self, snapshot: Snapshot) -> None:
         """Send every client of this table its view of `snapshot` (Table's Hub protocol)."""
@@ -131,11 +134,14 @@ class Hub:
         connection.start()
         if self._is_new(snapshot) or self.connected_seats(table_id) != before:
             self._latest[table_id] = snapshot
-            self._broadcast(table_id)
+            self._broadcast(table_id, fresh=connection)
             return
         # Its own view, built from this moment's snapshot (the timer's time left now, not
         # at the table's last change); the others' cached views stay as they are.
-        frames = StateFrames(ViewSet(snapshot, self.connected_seats(table_id)))
+        rhythm = self._rhythm(table_id)
+        frames = StateFrames(ViewSet(snapshot, self.connected_seats(table_id)), rhythm)
+        if connection.viewer != HOST:
+            rhythm.sent(connection.viewer, frames.views.own(connection.viewer))
         connection.push_state(frames.encode(connection.viewer))
 
     async def detach(self, connection: Connection, snapshot: Snapshot | None) -> None:
@@ -203,6 +209,17 @@ class Hub:
     def forget(self, table_id: str) -> None:
         self._latest.pop(table_id, None)
         self._cache.pop(table_id, None)
+        self._rhythms.pop(table_id, None)
+
+    def public_version(self, table_id: str) -> int:
+        """The table's public version: the `table.version` of every page but the host's."""
+        return self._rhythm(table_id).version
+
+    def _rhythm(self, table_id: str) -> Rhythm:
+        rhythm = self._rhythms.get(table_id)
+        if rhythm is None:
+            rhythm = self._rhythms[table_id] = Rhythm()
+        return rhythm
 
     def view_bytes(self, table_id: str, viewer: Viewer) -> bytes | None:
         """The encoded state message `viewer` gets now (encoded once per broadcast)."""
@@ -211,18 +228,30 @@ class Hub:
             return None
         frames = self._cache.get(table_id)
         if frames is None:
-            frames = StateFrames(ViewSet(snapshot, self.connected_seats(table_id)))
+            rhythm = self._rhythm(table_id)
+            frames = StateFrames(ViewSet(snapshot, self.connected_seats(table_id)), rhythm)
+            rhythm.advance(frames.views, time.monotonic())
             self._cache[table_id] = frames
         before = frames.encodings
         data = frames.encode(viewer)
         self.encodings += frames.encodings - before
         return data
 
-    def _broadcast(self, table_id: str) -> None:
+    def _broadcast(self, table_id: str, fresh: Connection | None = None) -> None:
+        """Every connection of the table its view, if it changed for it: a viewer other
+        than the host is sent nothing for a change it cannot see (rhythm.py, issue 31).
+        `fresh` (a page that just connected) gets its view whatever changed."""
         self._cache.pop(table_id, None)  # a new snapshot or connection set: new views
+        rhythm = self._rhythm(table_id)
+        due: dict[Viewer, bool] = {}
         for connection in list(self._connections.get(table_id, ())):
             data = self.view_bytes(table_id, connection.viewer)
-            if data is not None:
+            viewer = connection.viewer
+            if data is None:
+                continue
+            if viewer != HOST and viewer not in due:
+                due[viewer] = rhythm.due(viewer, self._cache[table_id].views.own(viewer))
+            if viewer == HOST or due[viewer] or connection is fresh:
                 connection.push_state(data)
 
 
@@ -231,8 +260,9 @@ class StateFrames:
     the keys every viewer but the host shares (ViewSet.shared) are encoded once for all of
     them, and each message is that head and the viewer's own keys."""
 
-    def __init__(self, views: ViewSet) -> None:
+    def __init__(self, views: ViewSet, rhythm: Rhythm) -> None:
         self.views = views
+        self.rhythm = rhythm  # the public version (rhythm.py)
         self._head: bytes | None = None
         self._frames: dict[Viewer, bytes] = {}
         self.encodings = 0  # viewers' messages encoded (Hub.encodings)
@@ -241,10 +271,11 @@ class StateFrames:
         data = self._frames.get(viewer)
         if data is None:
             if viewer == HOST:
-                data = messages.encode_state(self.views.own(viewer))
+                data = messages.encode_state(self.rhythm.host(self.views.own(viewer)))
             else:
                 if self._head is None:
-                    self._head = messages.encode_state_head(self.views.shared())
+                    shared = self.rhythm.public(self.views.shared())
+                    self._head = messages.encode_state_head(shared)
                 data = messages.encode_state_tail(self._head, self.views.own(viewer))
             self._frames[viewer] = data
             self.encodings += 1

@@ -14,6 +14,13 @@ page. The route wants the page's own token in `Authorization: Bearer ...` (as
     -> 200 {"iceServers": [{"urls": [...]}, {"urls": [...], "username", "credential"}],
             "iceTransportPolicy": "all" | "relay"}
     -> 401 {"error": "forbidden", ...} without a token this server accepts
+    -> 429 {"error": "too_many_requests", ...} past the rate of its token or its address
+
+Issue 31: a public watch link's TURN credential allocated a real relay, one minted before
+a watch re-issue still allocated after it, and 300 requests in 1.55 s were all answered.
+So spectators get STUN only (they only receive, from this server, which they reach
+themselves; no credential of theirs can relay anything), and minting is rate-limited per
+token (a spectator's: per token and address) and per address.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from plugin.signing import TokenError
+
+from .limits import RateLimit
 
 if TYPE_CHECKING:
     from .context import Server
@@ -95,15 +104,35 @@ class IceSettings:
         """An RTCConfiguration for a browser page."""
         return {"iceServers": self.servers(who, now=now), "iceTransportPolicy": self.policy}
 
+    def spectator_configuration(self) -> dict[str, Any]:
+        """A spectator's: STUN only, every route allowed (he only receives, from the
+        server; "relay" hides players' addresses from each other, not his from us)."""
+        entries = [{"urls": list(self.stun)}] if self.stun else []
+        return {"iceServers": entries, "iceTransportPolicy": "all"}
+
+
+# /api/ice per token (a page asks once a load for its audio, once for its video, and
+# once a reconnect) and per address (a club hall's dozen players behind one router).
+ICE_PER_SECOND, ICE_BURST = 0.5, 10
+ICE_ADDRESS_PER_SECOND, ICE_ADDRESS_BURST = 2.0, 60
+SPECTATOR = "watch"  # the `who` suffix of a spectator's token (Server.authorize_media)
+
 
 # admit(token) -> a short name for the TURN username (e.g. "t1.3"), or None if refused.
 Admit = Callable[[str], "str | Awaitable[str | None] | None"]
 
 
 def ice_routes(ice: IceSettings, admit: Admit) -> list[BaseRoute]:
-    """`POST /api/ice` for pages whose token `admit` accepts."""
+    """`POST /api/ice` for pages whose token `admit` accepts: a spectator's ("...watch")
+    STUN only; each token at ICE_PER_SECOND (ICE_BURST at once), each address at
+    ICE_ADDRESS_PER_SECOND."""
+    per_address = RateLimit(ICE_ADDRESS_PER_SECOND, ICE_ADDRESS_BURST)
+    per_token = RateLimit(ICE_PER_SECOND, ICE_BURST)
 
     async def endpoint(request: Request) -> JSONResponse:
+        address = request.client.host if request.client else ""
+        if not per_address.allow(address):
+            return _too_many("too many ICE requests from this address; wait a little")
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         who = admit(token) if scheme.lower() == "bearer" and token else None
         if inspect.isawaitable(who):
@@ -111,9 +140,19 @@ def ice_routes(ice: IceSettings, admit: Admit) -> list[BaseRoute]:
         if who is None:
             message = "this needs the page's token (Authorization: Bearer)"
             return JSONResponse({"error": "forbidden", "message": message}, status_code=401)
-        return JSONResponse(ice.configuration(who), headers={"Cache-Control": "no-store"})
+        spectator = who.endswith(f".{SPECTATOR}")
+        # Spectators share one link: each is limited by his own address too.
+        if not per_token.allow((who, address) if spectator else who):
+            return _too_many("this link asked for ICE servers too often; wait a little")
+        answer = ice.spectator_configuration() if spectator else ice.configuration(who)
+        return JSONResponse(answer, headers={"Cache-Control": "no-store"})
 
     return [Route("/api/ice", endpoint, methods=["POST"])]
+
+
+def _too_many(message: str) -> JSONResponse:
+    body = {"error": "too_many_requests", "message": message}
+    return JSONResponse(body, status_code=429, headers={"Retry-After": "2"})
 
 
 def server_ice_routes(ice: IceSettings) -> Callable[[Server], list[BaseRoute]]:
@@ -126,7 +165,7 @@ def server_ice_routes(ice: IceSettings) -> Callable[[Server], list[BaseRoute]]:
                 table = server.claim(token).table
             except TokenError:
                 return None
-            seat = server.authorize_media(table, token)  # a spectator listens through TURN too
+            seat = server.authorize_media(table, token)  # "watch": a spectator (STUN only)
             return None if seat is None else f"{table}.{seat}"
 
         return ice_routes(ice, admit)

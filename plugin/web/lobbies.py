@@ -7,6 +7,7 @@ and the REST API and the app end their sockets (a re-issued link, a table moved 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 
 import msgspec
@@ -27,6 +28,11 @@ LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST = 5.0, 10  # per connection
 # is charged: a refused message writes nothing. The host is not limited.
 LOBBY_DEVICE_RECORDS_PER_SECOND, LOBBY_DEVICE_RECORD_BURST = 0.2, 10
 LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST = 2.0, 60
+# New places from one address (issue 31: one address filled the lobby in 21 s, each
+# connect closing after its join): a household or a club's room behind one router joins
+# at once, a loop is slowed to one place a minute.
+LOBBY_ADDRESS_JOINS_PER_SECOND, LOBBY_ADDRESS_JOIN_BURST = 1 / 60, 6
+LOBBY_GRACE_SECONDS = 10.0  # how long a waiting place outlives its device's last socket
 _encode = msgspec.json.Encoder().encode
 
 
@@ -36,6 +42,7 @@ class LobbyClient:
 
     connection: Connection
     device: str | None  # the device's hash; None: the host's console
+    address: str = ""  # the client's address (the per-address limits)
     refused: bool = False  # the host just refused this device's request
     ended: bool = False  # its token's link was re-issued: nothing more it sends counts
 
@@ -48,6 +55,10 @@ class LobbyRoom:
     lobby: Lobby
     clients: list[LobbyClient] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    sweep: asyncio.Task[None] | None = None  # lobby_presence: the places of absent devices
+    fresh: bool = True  # not yet swept since it was rebuilt (a restart, a failover)
+    made: float = field(default_factory=time.monotonic)  # when it was rebuilt here
+    left: dict[str, float] = field(default_factory=dict)  # device -> its last socket's end
 
 
 @dataclass(slots=True)
@@ -70,6 +81,10 @@ class Lobbies:
             LOBBY_DEVICE_RECORDS_PER_SECOND, LOBBY_DEVICE_RECORD_BURST
         )
     )
+    address_joins: RateLimit = field(  # by (table, address): new places (issue 31)
+        default_factory=lambda: RateLimit(LOBBY_ADDRESS_JOINS_PER_SECOND, LOBBY_ADDRESS_JOIN_BURST)
+    )
+    grace_seconds: float = LOBBY_GRACE_SECONDS  # lobby_presence.py
 
     def room(self, table: Table) -> LobbyRoom:
         room = self.rooms.get(table.id)
@@ -102,6 +117,8 @@ class Lobbies:
         """End every lobby socket of the table: it moved to another server (moved: the
         pages reconnect, and find it there) or it was archived; forget its lobby here."""
         room = self.rooms.pop(table_id, None)
+        if room is not None and room.sweep is not None:
+            room.sweep.cancel()
         reply = _encode({"type": "error", "error": code, "message": message})
         for client in room.clients if room else ():
             client.connection.close_with(

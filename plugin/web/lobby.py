@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-import unicodedata
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,6 +28,8 @@ from plugin.host.settings import (  # a name fits a tile and a protocol's column
     MAX_NAME,
     has_hidden_characters,
 )
+
+from . import names
 
 MAX_WAITING = 30  # waiting players and devices awaiting approval, per table
 DEVICE_ALPHABET = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
@@ -50,9 +51,12 @@ def check_name(raw: object) -> str:
     (a line break or a direction override would garble the tiles and the protocol)."""
     if not isinstance(raw, str):
         raise LobbyError("bad_name", "a name is text")
-    name = raw.strip()
-    if not name:
+    if not raw.strip():
         raise LobbyError("bad_name", "type a name")
+    try:  # NFKC, no invisible characters, a few accents a letter (issue 31, names.py)
+        name = names.normalised(raw)
+    except names.BadName as refusal:
+        raise LobbyError("bad_name", str(refusal)) from None
     if len(name) > MAX_NAME:
         raise LobbyError("bad_name", f"a name is at most {MAX_NAME} characters")
     if has_hidden_characters(name):
@@ -138,11 +142,22 @@ class Lobby:
 
     # --- questions: the records a change takes, or LobbyError ---------------------------
 
-    def join(self, name: object, device: str, *, player: str | None = None) -> dict[str, Any]:
+    def join(
+        self,
+        name: object,
+        device: str,
+        others: Collection[str] = (),
+        *,
+        player: str | None = None,
+    ) -> dict[str, Any]:
         """A newcomer's device gives its name: a place in the lobby, or (the name of a
-        seated player) a request for that seat, for the host to approve. A club member
+        seated player) a request for that seat, for the host to approve. `others`: the
+        names of the seats the lobby did not fill (a player on his seat's own link), which
+        no newcomer may take, nor one that looks the same (names.skeleton). A club member
         (`player`: his id, issue 33) joins under his roster name, without typing it."""
         checked = check_name(name)
+        if any(_same(checked, other) for other in others):
+            raise LobbyError("name_taken", f"{checked!r} already sits at the table: pick another")
         if self.entry_of(device) is not None or self.request_of(device) is not None:
             raise LobbyError("already_joined", "this device is already in the lobby")
         if len(self.waiting()) + len(self.requests) >= MAX_WAITING:
@@ -203,6 +218,56 @@ class Lobby:
             raise LobbyError("not_waiting", "this device is not waiting in the lobby")
         return {"type": "lobby.leave", "entry": entry.id}
 
+    def unseat(self, entry_id: object) -> dict[str, Any]:
+        """The host takes a seated player off his seat: he waits again (issue 31)."""
+        entry = self._entry(entry_id)
+        if entry.seat is None:
+            raise LobbyError("not_seated", f"{entry.name} has no seat")
+        return {"type": "lobby.unseat", "entry": entry.id}
+
+    def remove(self, entry_id: object) -> list[dict[str, Any]]:
+        """The host removes a player from the lobby, seated or waiting, with the devices
+        asking for his seat (issue 31)."""
+        return self._gone([self._entry(entry_id)])
+
+    def clear(self) -> list[dict[str, Any]]:
+        """The host clears the lobby: every waiting player and every device asking."""
+        records = self._gone(self.waiting())
+        return records + [{"type": "lobby.refuse", "request": r} for r in self.requests]
+
+    def vacate(self, seat: int) -> list[dict[str, Any]]:
+        """Seat `seat`'s link was re-issued: the player the lobby seated there leaves it,
+        devices and all, so no path of the old device's leads back to the seat."""
+        return self._gone([e for e in self.entries.values() if e.seat == seat])
+
+    def absent(self, connected: Collection[str]) -> list[dict[str, Any]]:
+        """The waiting players and the devices asking whose devices have no lobby socket
+        open (`connected`): a waiting place lives only while its device is there."""
+        gone = [e for e in self.waiting() if not e.devices & set(connected)]
+        records = self._gone(gone)
+        return records + [
+            {"type": "lobby.refuse", "request": r.id}
+            for r in self.requests.values()
+            if r.device not in connected and r.entry not in {e.id for e in gone}
+        ]
+
+    def _gone(self, entries: Iterable[Entry]) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        for entry in entries:
+            records += [
+                {"type": "lobby.refuse", "request": r.id}
+                for r in self.requests.values()
+                if r.entry == entry.id
+            ]
+            records.append({"type": "lobby.leave", "entry": entry.id})
+        return records
+
+    def _entry(self, entry_id: object) -> Entry:
+        entry = self.entries.get(entry_id) if isinstance(entry_id, str) else None
+        if entry is None:
+            raise LobbyError("no_entry", "nobody of that name is in the lobby")
+        return entry
+
     def _request(self, request_id: object) -> Request:
         request = self.requests.get(request_id) if isinstance(request_id, str) else None
         if request is None:
@@ -233,16 +298,20 @@ class Lobby:
             self.requests.pop(record["request"], None)
         elif kind == "lobby.seat":
             self.entries[record["entry"]].seat = record["seat"]
+        elif kind == "lobby.unseat":
+            self.entries[record["entry"]].seat = None
         elif kind == "lobby.leave":
             self.entries.pop(record["entry"], None)
+            for request in [r for r in self.requests.values() if r.entry == record["entry"]]:
+                del self.requests[request.id]
         else:
             raise ValueError(f"not a lobby record: {kind!r}")
 
 
 def _same(a: str, b: str) -> bool:
-    return (
-        unicodedata.normalize("NFKC", a).casefold() == unicodedata.normalize("NFKC", b).casefold()
-    )
+    """Whether two names read the same on the tiles (issue 31: by their confusable
+    skeletons, Unicode TR39)."""
+    return names.skeleton(a) == names.skeleton(b)
 
 
 def _arrival(entry: Entry) -> int:

@@ -8,7 +8,10 @@ A socket opens with `{"type": "hello", "token": T, "table": ID, "device": SECRET
   seat. The token travels only in this authenticated socket, never in a URL.
 - the table's host token: the console. It hears the whole lobby (the invite link, who
   waits, who sits where, the devices awaiting approval) and may `seat`, `seat_waiting`,
-  `approve` and `refuse`. A player sending those is refused (not_host).
+  `approve`, `refuse`, and (issue 31) `unseat` (the player waits again; his seat's link is
+  re-issued), `remove` (out of the lobby, his lobby sockets ended, his seat's link
+  re-issued) and `clear` (every waiting player and asking device). A player sending those
+  is refused (not_host). Who stays in the lobby, and how long: lobby_presence.py.
 Every change is committed to the table's log before it counts (lobby.py). Connects are
 rate-limited per address, messages per connection, and a socket holds at most one entry.
 """
@@ -18,7 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 from starlette.routing import BaseRoute, WebSocketRoute
@@ -26,15 +30,17 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from plugin.host.ports import LogUnavailable
 from plugin.host.table import Table
-from plugin.signing import INVITE, TokenError
+from plugin.signing import TokenError
 
-from . import wire
+from . import lobby_presence, wire
 from .close_codes import CloseCode
 from .context import Server
 from .hub import Connection
 from .limits import allow_connect
 from .lobbies import Lobbies, LobbyClient, LobbyRoom
 from .lobby import Lobby, LobbyError, device_hash
+from .lobby_views import broadcast, in_use, view
+from .reissue import reissue
 
 MAX_LOBBY_MESSAGE = 1024
 MAX_SOCKETS = 120  # players' open lobby sockets per table: the waiting, the seated, tabs
@@ -77,9 +83,23 @@ class _Refuse(_Message, tag="refuse"):
     request: str
 
 
+class _Unseat(_Message, tag="unseat"):  # issue 31: the host takes a player off his seat
+    entry: str
+
+
+class _Remove(_Message, tag="remove"):  # issue 31: the host removes a player
+    entry: str
+
+
+class _Clear(_Message, tag="clear"):  # issue 31: every waiting player and asking device
+    pass
+
+
 _HELLO = msgspec.json.Decoder(_Hello)
-_MESSAGES = msgspec.json.Decoder(_Join | _Leave | _Seat | _SeatWaiting | _Approve | _Refuse)
-_HOST_ONLY = (_Seat, _SeatWaiting, _Approve, _Refuse)
+_MESSAGES = msgspec.json.Decoder(
+    _Join | _Leave | _Seat | _SeatWaiting | _Approve | _Refuse | _Unseat | _Remove | _Clear
+)
+_HOST_ONLY = (_Seat, _SeatWaiting, _Approve, _Refuse, _Unseat, _Remove, _Clear)
 _encode = msgspec.json.Encoder().encode
 
 
@@ -130,7 +150,7 @@ def _endpoint(server: Server) -> Callable[[WebSocket], Any]:
             except (LobbyError, TokenError) as refusal:
                 await _refuse(websocket, refusal.code, refusal.message, CloseCode.UNAUTHORIZED)
                 return
-        await _serve(server, websocket, table, device, member)
+        await _serve(server, websocket, table, device, client, member)
 
     return endpoint
 
@@ -174,18 +194,20 @@ def _member(server: Server, token: str | None) -> tuple[str, str] | None:
 
 
 async def _join_member(
-    server: Server, room: LobbyRoom, device: str, member: tuple[str, str]
+    server: Server, room: LobbyRoom, me: LobbyClient, member: tuple[str, str]
 ) -> None:
     """A club member's device joins under his roster name, unless it is in the lobby
     already (a reload, a reconnect): the same record as a typed join, with his id."""
+    device = me.device
+    assert device is not None
     async with room.lock:
         if room.lobby.entry_of(device) or room.lobby.request_of(device):
             return
-        record = room.lobby.join(member[1], device, player=member[0])
-        _charge(server.lobbies, room.table.id, device)
+        record = room.lobby.join(member[1], device, _others(room), player=member[0])
+        _charge(server.lobbies, room.table.id, me, [record])
         await room.table.log.commit(room.table.id, record, source="lobby")
         room.lobby.apply(record)
-    _broadcast(server, room, refused_devices=set())
+    broadcast(server, room, refused_devices=set())
 
 
 async def _refuse(websocket: WebSocket, code: str, message: str, close_code: CloseCode) -> None:
@@ -198,6 +220,7 @@ async def _serve(
     websocket: WebSocket,
     table: Table,
     device: str | None,
+    address: str,
     member: tuple[str, str] | None = None,
 ) -> None:
     async def send(data: bytes) -> None:
@@ -207,20 +230,23 @@ async def _serve(
         await websocket.close(code=code, reason=reason)
 
     room = server.lobbies.room(table)
+    if room.fresh:  # rebuilt from the log (a restart, a failover): its absent go
+        room.fresh = False
+        lobby_presence.schedule_sweep(server, room)
     players = sum(1 for client in room.clients if client.device is not None)
     if device is not None and players >= MAX_SOCKETS:  # a flood never locks the host out
         message = f"this table's lobby has {MAX_SOCKETS} sockets open; try again later"
         await _refuse(websocket, "too_many_connections", message, CloseCode.TOO_MANY)
         return
     connection = Connection(table.id, None, send, close)
-    me = LobbyClient(connection=connection, device=device)
+    me = LobbyClient(connection=connection, device=device, address=address)
     room.clients.append(me)
     connection.start()
-    connection.push_state(_view(server, room, me))
+    connection.push_state(view(server, room, me))
     try:
         if member is not None and device is not None:
             try:
-                await _join_member(server, room, device, member)
+                await _join_member(server, room, me, member)
             except LobbyError as refusal:  # a guest waits under his name: he types another
                 connection.push_reply(_error(refusal.code, refusal.message, None))
             except LogUnavailable as failure:
@@ -244,6 +270,9 @@ async def _serve(
         with contextlib.suppress(ValueError):
             room.clients.remove(me)
         await connection.stop()
+        if device is not None and device not in lobby_presence.connected_devices(room):
+            lobby_presence.left(room, device)  # his place waits a grace for him
+            lobby_presence.schedule_sweep(server, room)
 
 
 async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | bytes) -> None:
@@ -258,18 +287,22 @@ async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | b
         async with room.lock:  # checked and committed one at a time
             if me.ended:  # re-issued while this message waited: its token counts no more
                 raise LobbyError("token_reissued", "this link was replaced")
-            in_use = _in_use(server, room)
-            records = _records(room.lobby, message, me.device, in_use)
+            records = _records(room.lobby, message, me.device, in_use(server, room), _others(room))
             if me.device is not None and records:
-                _charge(server.lobbies, room.table.id, me.device)
+                _charge(server.lobbies, room.table.id, me, records)
             refused = set()
             if isinstance(message, _Refuse):  # that device is told, once
                 refused = {room.lobby.requests[r["request"]].device for r in records}
-            for record in records:
-                await room.table.log.commit(room.table.id, record, source="lobby")
-                room.lobby.apply(record)
+            # A player the host unseats or removes loses his seat's link (issue 31), and a
+            # removed one his lobby sockets.
+            evicted = _evicted(room.lobby, message)
+            await lobby_presence.commit(room, records)
             await _name_seats(room, records)
-        _broadcast(server, room, refused_devices=refused)
+            if isinstance(message, (_Remove, _Clear)):
+                lobby_presence.end_devices(room, evicted.devices, "removed", "the host removed you")
+        if evicted.seat is not None:
+            await reissue(server, room.table, [evicted.seat])
+        broadcast(server, room, refused_devices=refused)
     except wire.Refused as refusal:
         me.connection.push_reply(_error(refusal.code, refusal.message, message_id))
     except LobbyError as refusal:
@@ -278,27 +311,60 @@ async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | b
         me.connection.push_reply(_error("log_unavailable", str(failure), message_id))
 
 
-def _charge(lobbies: Lobbies, table_id: str, device: str) -> None:
-    """Take a player's record from his device's budget and the table's (LobbyError when
-    either is spent: nothing is written)."""
-    if not lobbies.device_records.allow((table_id, device)):
+def _others(room: LobbyRoom) -> tuple[str, ...]:
+    """The names of the seats no lobby entry holds (given with the table, or a player on
+    his seat's own link): a newcomer may not take one (issue 31)."""
+    settings = room.table.settings
+    held = {e.seat for e in room.lobby.entries.values()}
+    if not settings.names:
+        return ()
+    return tuple(settings.name_of(s) for s in range(1, settings.seats + 1) if s not in held)
+
+
+@dataclass(frozen=True, slots=True)
+class _Evicted:
+    seat: int | None = None  # the seat whose link is re-issued
+    devices: frozenset[str] = frozenset()  # whose lobby sockets end
+
+
+def _evicted(lobby: Lobby, message: _Message) -> _Evicted:
+    """Whom the host's unseat, remove or clear puts out (before it is applied)."""
+    if isinstance(message, (_Unseat, _Remove)):
+        entry = lobby.entries.get(message.entry)
+        if entry is not None:
+            gone = frozenset(entry.devices) if isinstance(message, _Remove) else frozenset()
+            asking = {r.device for r in lobby.requests.values() if r.entry == entry.id}
+            return _Evicted(entry.seat, gone | asking if isinstance(message, _Remove) else gone)
+    if isinstance(message, _Clear):
+        waiting = {d for e in lobby.waiting() for d in e.devices}
+        return _Evicted(None, frozenset(waiting | {r.device for r in lobby.requests.values()}))
+    return _Evicted()
+
+
+def _charge(
+    lobbies: Lobbies, table_id: str, me: LobbyClient, records: list[dict[str, Any]]
+) -> None:
+    """Take a player's records from his device's budget, the table's and, for a new
+    place, his address's (LobbyError when one is spent: nothing is written)."""
+    assert me.device is not None
+    joins = any(r["type"] in ("lobby.join", "lobby.request") for r in records)
+    if joins and not lobbies.address_joins.allow((table_id, me.address)):
+        raise LobbyError("lobby_busy", "too many players joined from here: wait a minute")
+    if not lobbies.device_records.allow((table_id, me.device)):
         raise LobbyError("lobby_busy", "you changed your place too often: wait a little")
     if not lobbies.records.allow(table_id):
         raise LobbyError("lobby_busy", "the lobby of this table is busy: try again soon")
 
 
-def _in_use(server: Server, room: LobbyRoom) -> frozenset[int]:
-    """The seats a player on the seat's own link holds now (connected, not from the lobby)."""
-    lobby_seats = {e.seat for e in room.lobby.entries.values()}
-    connected = server.hub.connected_seats(room.table.id)
-    return frozenset(s for s in connected if isinstance(s, int) and s not in lobby_seats)
-
-
 def _records(
-    lobby: Lobby, message: _Message, device: str | None, in_use: frozenset[int]
+    lobby: Lobby,
+    message: _Message,
+    device: str | None,
+    in_use: frozenset[int],
+    others: tuple[str, ...] = (),
 ) -> list[dict[str, Any]]:
     if isinstance(message, _Join) and device is not None:
-        return [lobby.join(message.name, device)]
+        return [lobby.join(message.name, device, others)]
     if isinstance(message, _Leave) and device is not None:
         return [lobby.leave(device)]
     if isinstance(message, _Seat):
@@ -309,6 +375,12 @@ def _records(
         return [lobby.approve(message.request)]
     if isinstance(message, _Refuse):
         return [lobby.refuse(message.request)]
+    if isinstance(message, _Unseat):
+        return [lobby.unseat(message.entry)]
+    if isinstance(message, _Remove):
+        return lobby.remove(message.entry)
+    if isinstance(message, _Clear):
+        return lobby.clear()
     raise LobbyError("bad_message", "not a lobby message")  # pragma: no cover
 
 
@@ -320,59 +392,5 @@ async def _name_seats(room: LobbyRoom, records: list[dict[str, Any]]) -> None:
             await room.table.rename(record["seat"], entry.name)
 
 
-def _broadcast(server: Server, room: LobbyRoom, *, refused_devices: set[str]) -> None:
-    for client in list(room.clients):
-        client.refused = client.device in refused_devices
-        client.connection.push_state(_view(server, room, client))
-
-
 def _error(code: str, message: str, message_id: str | None) -> bytes:
     return _encode({"type": "error", "id": message_id, "error": code, "message": message})
-
-
-def _view(server: Server, room: LobbyRoom, client: LobbyClient) -> bytes:
-    """What one socket sees: the host the whole lobby; a player who waits, and his own
-    place (with his seat's token once seated, to his own socket only)."""
-    lobby, table = room.lobby, room.table
-    common: dict[str, Any] = {
-        "type": "lobby",
-        "table": table.id,
-        "language": table.settings.language,
-        "waiting": [e.name for e in lobby.waiting()],
-    }
-    if client.device is None:
-        # The invite's token: the console makes the link from its own address, the one
-        # the host reached this server by.
-        generation = table.generations.get(INVITE, 0)
-        common["invite"] = server.signer.issue(table.id, INVITE, generation=generation)
-        common["entries"] = [{"entry": e.id, "name": e.name} for e in lobby.waiting()]
-        common["seated"] = [{"entry": e.id, "name": e.name, "seat": e.seat} for e in lobby.seated()]
-        common["requests"] = [
-            {
-                "request": r.id,
-                "name": lobby.entries[r.entry].name,
-                "seat": lobby.entries[r.entry].seat,
-            }
-            for r in sorted(lobby.requests.values(), key=lambda r: r.arrived)
-        ]
-        common["free"] = lobby.free_seats(_in_use(server, room))
-        common["seats"] = table.settings.seats
-        return _encode(common)
-    common["me"] = _place(server, room, client.device, refused=client.refused)
-    return _encode(common)
-
-
-def _place(server: Server, room: LobbyRoom, device: str, *, refused: bool) -> dict[str, Any]:
-    state: Literal["new", "waiting", "pending", "seated", "refused"]
-    entry = room.lobby.entry_of(device)
-    request = room.lobby.request_of(device)
-    if entry is not None and entry.seat is not None:
-        seat, table = entry.seat, room.table
-        token = server.signer.issue(table.id, seat, generation=table.generations.get(seat, 0))
-        return {"state": "seated", "name": entry.name, "seat": seat, "token": token}
-    if entry is not None:
-        return {"state": "waiting", "name": entry.name}
-    if request is not None:  # nothing of the seat until the host approves
-        return {"state": "pending", "name": room.lobby.entries[request.entry].name}
-    state = "refused" if refused else "new"
-    return {"state": state}

@@ -15,7 +15,8 @@ ensure_debian_packages() {
   # (the TURN server of the internet tests), nftables (their NAT in network namespaces),
   # postgresql (the shared event log; its programs live in /usr/lib/postgresql/*/bin),
   # caddy, nginx and python3-venv (the deploy guide followed on a simulated VPS,
-  # tests/internet/test_guide.py).
+  # tests/internet/test_guide.py), faketime (libfaketime: a server with a skewed clock in
+  # tests/failover).
   local missing=()
   command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
   [ -x /usr/bin/chromium ] || missing+=(chromium)
@@ -25,6 +26,8 @@ ensure_debian_packages() {
   command -v caddy >/dev/null 2>&1 || missing+=(caddy)
   command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
   /usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+  # faketime: a server whose wall clock is off, for the failover tests (issue 31)
+  command -v faketime >/dev/null 2>&1 || missing+=(faketime)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     say "installing Debian packages: ${missing[*]}"

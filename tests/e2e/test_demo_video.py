@@ -18,6 +18,7 @@ from playwright.async_api import Browser
 
 from plugin.sim.picture import FPS, SeatPicture
 from testing import AutohostProcess
+from testing.browser import wait_for
 
 from .test_widget import LONG_MS, screenshot
 
@@ -91,9 +92,9 @@ async def test_the_demo_bots_send_moving_video_by_day_hidden_at_night(
         # The host starts the game: night zero, nobody's video reaches a spectator.
         console = await browser.new_page()
         await console.goto(host_link)
-        await console.wait_for_function("window.__console?.view?.phase === 'lobby'")
+        await wait_for(console, "window.__console?.view?.phase === 'lobby'")
         await console.click("#next")
-        await watch.wait_for_function("window.__watch.view.phase === 'black_meeting'")
+        await wait_for(watch, "window.__watch.view.phase === 'black_meeting'")
         for seat in BOTS:
             await watch.wait_for_selector(f'.tile[data-seat="{seat}"] .video.video-hidden')
             assert await watch.evaluate(
@@ -101,7 +102,7 @@ async def test_the_demo_bots_send_moving_video_by_day_hidden_at_night(
                     .hidden"""
             )
         # The morning: the pictures come back on the same connections.
-        await watch.wait_for_function("window.__watch.view.phase === 'speech'", timeout=180_000)
+        await wait_for(watch, "window.__watch.view.phase === 'speech'", timeout=180_000)
         for seat in BOTS:
             await watch.wait_for_selector(f'.tile[data-seat="{seat}"] .video.video-live')
         await screenshot(watch, "spectator.png")

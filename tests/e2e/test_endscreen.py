@@ -41,6 +41,7 @@ from plugin.signing import table_links
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import catalogue, page_routes
 from testing import serve
+from testing.browser import wait_for
 
 from .test_widget import LONG_MS, ROLES, SLOW, Game, screenshot
 
@@ -121,7 +122,7 @@ async def open_link(browser: Browser, link: str, debug: str) -> Page:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors  # type: ignore[attr-defined]
     await page.goto(link)
-    await page.wait_for_function(f"window.{debug}?.view != null")
+    await wait_for(page, f"window.{debug}?.view != null")
     return page
 
 
@@ -166,9 +167,10 @@ async def test_every_page_shows_the_end_and_the_next_game_moves_them(
             assert kind in kinds, (kind, kinds)
 
         for name, page in pages.items():
-            await page.wait_for_function(
+            await wait_for(
+                page,
                 "() => { const a = [...document.querySelectorAll('#end a.end-protocol')];"
-                " return a.length === 2 && a.every((x) => x.href.startsWith('blob:')); }"
+                " return a.length === 2 && a.every((x) => x.href.startsWith('blob:')); }",
             )
             shown = await page.evaluate(END_JS)
             assert shown["shown"], name
@@ -203,8 +205,10 @@ async def test_every_page_shows_the_end_and_the_next_game_moves_them(
         for name, page in pages.items():
             await page.wait_for_url(lambda url: old not in url and "/t/" in url, timeout=LONG_MS)
             debug = {"player": "__widget", "console": "__console"}.get(name, "__watch")
-            await page.wait_for_function(
-                f"() => window.{debug}?.view?.table?.id && window.{debug}.view.table.id !== {old!r}"
+            await wait_for(
+                page,
+                f"() => window.{debug}?.view?.table?.id"
+                f" && window.{debug}.view.table.id !== {old!r}",
             )
             view = await page.evaluate(f"window.{debug}.view")
             assert view["phase"] == "lobby" and view["end"] is None, name
@@ -222,7 +226,7 @@ async def test_every_page_shows_the_end_and_the_next_game_moves_them(
         late.on("pageerror", lambda error: late.errors.append(str(error)))  # type: ignore[attr-defined]
         await late.goto(game.page_url(3))  # the old table's: it moves on by itself
         await late.wait_for_url(f"**/t/{new}/play", timeout=LONG_MS)
-        await late.wait_for_function(f"() => window.__widget?.view?.table?.id === {new!r}")
+        await wait_for(late, f"() => window.__widget?.view?.table?.id === {new!r}")
         assert (await late.evaluate("window.__widget.view.me.seat")) == 3
         pages["late"] = late
         for page in pages.values():

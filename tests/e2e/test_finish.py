@@ -17,7 +17,9 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from plugin.host.inputs import HOST, EndGame, Next, Nominate, Pass, Start, Vote
+from plugin.web.hub import Hub
 from plugin.web.pages import catalogue
+from testing.browser import wait_for
 
 from .test_widget import Game, open_page, running_game, screenshot, wait_view
 
@@ -88,12 +90,17 @@ async def assert_speaks(page: Page, language: str, where: str) -> None:
 
 
 async def synced(game: Game, pages: Iterable[Page]) -> None:
-    """Every page shows the table's latest state."""
+    """Every page shows the table's latest state (by its public version: the pages' own,
+    the console's `table.public`; plugin/web/rhythm.py)."""
+    hub = game.table.hub
+    assert isinstance(hub, Hub)
     for page in pages:
-        await page.wait_for_function(
+        await wait_for(
+            page,
             "(version) => { const p = window.__widget || window.__console || window.__watch;"
-            " return Boolean(p && p.view && p.view.table.version >= version); }",
-            arg=game.table.version,
+            " const t = p && p.view && p.view.table;"
+            " return Boolean(t && (t.public ?? t.version) >= version); }",
+            arg=hub.public_version(game.table.id),
         )
 
 
@@ -128,7 +135,7 @@ async def test_every_page_speaks_the_tables_language(
         for kind in ("link", "overlay"):  # the spectators' page and the stream overlay
             pages[f"watch {kind}"] = watch = await browser.new_page()
             await watch.goto(game.links["watch"][kind])
-            await watch.wait_for_function("window.__watch?.view != null")
+            await wait_for(watch, "window.__watch?.view != null")
         everyone = [console, *pages.values()]
 
         async def check(where: str) -> None:
@@ -272,7 +279,7 @@ async def test_a_phone_in_portrait_nominates_passes_and_votes(
             page = await context.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
             await page.goto(game.page_url(seat))
-            await page.wait_for_function("window.__widget?.view != null")
+            await wait_for(page, "window.__widget?.view != null")
             phones[seat] = page
         await _speeches(game)
         one = phones[1]

@@ -23,6 +23,7 @@ from plugin.rules.events import to_record
 from plugin.sim.simulate import play
 from plugin.web.pages import catalogue
 from testing import eventually, serve
+from testing.browser import wait_for
 from testing.livekit_server import API_KEY, API_SECRET
 
 pytestmark = [
@@ -114,9 +115,10 @@ async def test_the_livekit_widget_shows_the_end_and_follows_the_next_game(
             assert roles == [texts[f"role.{s['role']}"] for s in seats]
             items = await end.locator(".end-item").count()
             assert items == max(1, len(state["end"]["timeline"]))  # type: ignore[index]
-            await page.wait_for_function(
+            await wait_for(
+                page,
                 "() => [...document.querySelectorAll('.end-screen a.end-protocol')]"
-                ".every((a) => a.href.startsWith('blob:'))"
+                ".every((a) => a.href.startsWith('blob:'))",
             )
             href = await end.locator("a.end-protocol-html").get_attribute("href")
             sheet = await page.evaluate("async (h) => (await fetch(h)).text()", href)

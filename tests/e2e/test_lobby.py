@@ -16,6 +16,7 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page
 
 from plugin.web.pages import catalogue
+from testing.browser import wait_for
 
 from .test_finish import VISIBLE_TEXTS_JS, foreign_texts
 from .test_widget import LONG_MS, Game, open_page, running_game, screenshot, wait_view
@@ -42,7 +43,7 @@ async def join(device: BrowserContext, game: Game, name: str) -> Page:
 async def seat_of(page: Page) -> int:
     """Once the page moved to its seat: the seat its widget shows."""
     await page.wait_for_url("**/play", timeout=LONG_MS)
-    await page.wait_for_function("window.__widget?.view?.you != null")
+    await wait_for(page, "window.__widget?.view?.you != null")
     seat = await page.evaluate("window.__widget.view.you")
     assert isinstance(seat, int)
     return seat
@@ -73,9 +74,7 @@ async def test_players_go_from_the_invite_link_to_their_seats(
             bohdan = await join(await device(), game, "Богдан")
             oksana = await join(await device(), game, "<b>Оксана</b>")
             for page in (anna, bohdan, oksana):
-                await page.wait_for_function(
-                    "document.querySelectorAll('#waiting li').length === 3"
-                )
+                await wait_for(page, "document.querySelectorAll('#waiting li').length === 3")
             assert (
                 await anna.text_content("#status")
                 == "Анна, ви в лобі: ведучий скоро посадить вас за стіл."
@@ -91,9 +90,7 @@ async def test_players_go_from_the_invite_link_to_their_seats(
             # Oksana leaves; the console lists the two who wait.
             await oksana.click("#leave")
             await oksana.wait_for_selector("#join:not([hidden])")
-            await console.wait_for_function(
-                "document.querySelectorAll('#lobby-entries li').length === 2"
-            )
+            await wait_for(console, "document.querySelectorAll('#lobby-entries li').length === 2")
 
             await screenshot(console, "console-lobby.png")
             names = ["Анна", "Богдан", "<b>Оксана</b>"]
@@ -109,9 +106,7 @@ async def test_players_go_from_the_invite_link_to_their_seats(
             await console.click("#seat-random")
             bohdan_seat = await seat_of(bohdan)
             assert bohdan_seat != 5
-            await console.wait_for_function(
-                "document.querySelectorAll('#lobby-entries li').length === 0"
-            )
+            await wait_for(console, "document.querySelectorAll('#lobby-entries li').length === 0")
 
             # The names are on every page's tiles (and "you" on one's own).
             for page in (anna, bohdan):
@@ -135,8 +130,8 @@ async def test_players_go_from_the_invite_link_to_their_seats(
 
             # Her phone (another device) types her name: it waits, seeing nothing of the seat...
             phone = await join(await device(), game, "анна")
-            await phone.wait_for_function(
-                "document.querySelector('#status').textContent.includes('дозвіл')"
+            await wait_for(
+                phone, "document.querySelector('#status').textContent.includes('дозвіл')"
             )
             stored = await phone.evaluate("JSON.stringify(Object.entries(sessionStorage))")
             assert "/play" not in stored and phone.url.endswith("/join")
@@ -161,7 +156,7 @@ async def test_the_lobby_speaks_the_tables_language(
     try:
         async with running_game(tmp_path, language=language, voice=False) as game:
             page = await join(context, game, "Zoe")
-            await page.wait_for_function("document.querySelectorAll('#waiting li').length === 1")
+            await wait_for(page, "document.querySelectorAll('#waiting li').length === 1")
             assert foreign_texts(await page.evaluate(VISIBLE_TEXTS_JS), language, ["Zoe"]) == []
             # a refusal in the page's language too (the form shown again by hand)
             await page.evaluate("document.querySelector('#join').hidden = false")
@@ -173,3 +168,45 @@ async def test_the_lobby_speaks_the_tables_language(
             assert page.errors == []  # type: ignore[attr-defined]
     finally:
         await context.close()
+
+
+async def test_the_host_unseats_removes_and_clears_from_the_console(
+    browser: Browser, loopback_ice: None, tmp_path: Path
+) -> None:
+    """Issue 31: the console's buttons take a seated player off his seat (his seat's link
+    is re-issued), remove a player, and clear the lobby; each player's device is told."""
+    contexts = [await browser.new_context() for _ in range(2)]
+    try:
+        async with running_game(tmp_path, voice=False) as game:
+            console = await open_page(browser, game, "host")
+            anna = await join(contexts[0], game, "Анна")
+            bohdan = await join(contexts[1], game, "Богдан")
+            entries = "document.querySelectorAll('#lobby-entries li').length"
+            await wait_for(console, f"{entries} === 2")
+            row = console.locator("#lobby-entries li", has_text="Анна")
+            await row.locator("select").select_option("4")
+            await row.locator(".lobby-seat-one").click()
+            assert await seat_of(anna) == 4
+            old = game.table.generations.get(4, 0)
+            await console.click("#lobby-seated .lobby-unseat")
+            await wait_for(console, f"{entries} === 2")
+            assert game.table.generations.get(4, 0) == old + 1  # her seat's link is new
+            await (
+                console.locator("#lobby-entries li", has_text="Анна")
+                .locator(".lobby-remove")
+                .click()
+            )
+            await wait_for(console, f"{entries} === 1")
+            await console.click("#lobby-clear")
+            await wait_for(console, f"{entries} === 0")
+            await bohdan.wait_for_selector("#join:not([hidden])")
+            message = catalogue("uk")["refusal.removed"]
+            await wait_for(
+                bohdan,
+                "(text) => document.querySelector('#lobby-error').textContent === text",
+                arg=message,
+            )
+            assert console.errors == [] and bohdan.errors == []  # type: ignore[attr-defined]
+    finally:
+        for context in contexts:
+            await context.close()

@@ -20,6 +20,7 @@ from plugin.rooms.embedded import EmbeddedRoom
 from plugin.rooms.embedded.frames import FRAME_SAMPLES, SAMPLE_RATE, SILENCE, tone
 from plugin.rooms.embedded.signalling import rtc_routes
 from testing import serve, steady
+from testing.browser import wait_for
 
 from .harness import (
     quiet_for,
@@ -90,9 +91,9 @@ async def table(loopback_ice: None) -> AsyncIterator[tuple[EmbeddedRoom, Switcha
 async def _join(browser: Browser, url: str, seat: int) -> Page:
     page = await browser.new_page()
     await page.goto(url + "/")
-    await page.wait_for_function("window.ready === true")
+    await wait_for(page, "window.ready === true")
     await page.evaluate("([token]) => window.join('/rtc/t1/offer', token)", [f"seat-{seat}"])
-    await page.wait_for_function("window.room.pc.connectionState === 'connected'")
+    await wait_for(page, "window.room.pc.connectionState === 'connected'")
     await start_audio_meter(page, "table", "window.room.remoteStream")
     return page
 
@@ -169,7 +170,7 @@ async def test_set_sending_stops_the_upload_and_a_bad_token_is_refused(
 
     other = await browser.new_page()
     await other.goto(url + "/")
-    await other.wait_for_function("window.ready === true")
+    await wait_for(other, "window.ready === true")
     error = await other.evaluate(
         "window.join('/rtc/t1/offer', 'forged').then(() => 'joined', (e) => e.message)"
     )

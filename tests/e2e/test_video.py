@@ -29,6 +29,7 @@ from plugin.rules.state import Phase
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.video import Relay, may_link, video_routes
 from testing import serve
+from testing.browser import wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -90,7 +91,7 @@ async def open_page(site: Site, who: int | str, *, timeout_ms: int = 10_000) -> 
     await page.goto(
         f"{site.url}/static/video/test.html?token={site.tokens[who]}&timeout={timeout_ms}"
     )
-    await page.wait_for_function("window.ready === true", timeout=15_000)
+    await wait_for(page, "window.ready === true", timeout=15_000)
     return page
 
 
@@ -170,7 +171,7 @@ async def command(host: Page, kind: str) -> None:
 
 
 async def wait_phase(page: Page, phase: str) -> None:
-    await page.wait_for_function(f"window.view && window.view.phase === {phase!r}")
+    await wait_for(page, f"window.view && window.view.phase === {phase!r}")
 
 
 async def test_three_pages_see_each_other_by_day_the_black_team_at_its_meeting_nobody_at_night(
@@ -282,7 +283,7 @@ async def test_quality_sets_the_camera_and_the_senders_limits(
         await page.goto(
             f"{site.url}/static/video/test.html?token={site.tokens[seat]}&quality={quality}"
         )
-        await page.wait_for_function("window.ready === true", timeout=15_000)
+        await wait_for(page, "window.ready === true", timeout=15_000)
     await wait_growing(pages[1], [2])
     camera = await pages[1].evaluate("window.video.camera()")
     # Chromium's fake camera gives at most 20 fps (measured), so "high" gets 20 here.
@@ -295,8 +296,8 @@ async def test_quality_sets_the_camera_and_the_senders_limits(
     # WebRTC starts from a low bandwidth estimate and a busy CPU, so the first frames can
     # be scaled down (320x240 seen in loaded runs): wait for the sender to ramp up.
     with contextlib.suppress(PlaywrightTimeoutError):
-        await pages[2].wait_for_function(
-            f"document.querySelector('{video}').videoWidth === {width}", timeout=60_000
+        await wait_for(
+            pages[2], f"document.querySelector('{video}').videoWidth === {width}", timeout=60_000
         )
     size = await pages[2].evaluate(
         f"(e => [e.videoWidth, e.videoHeight])(document.querySelector('{video}'))"

@@ -15,6 +15,7 @@ import pytest
 from playwright.async_api import Browser, Page
 
 from plugin.host.inputs import HOST, EndGame, Next, Nominate, Pass, Start, Vote
+from testing.browser import wait_for
 
 from .harness import start_audio_meter, wait_for_audio, wait_for_quiet
 from .test_finish import advance_to
@@ -33,14 +34,14 @@ async def open_watch(browser: Browser, game: Game, kind: str = "link") -> Page:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors  # type: ignore[attr-defined]
     await page.goto(game.links["watch"][kind])
-    await page.wait_for_function("window.__watch?.view != null")
+    await wait_for(page, "window.__watch?.view != null")
     return page
 
 
 async def until(page: Page, condition: str) -> None:
     """Wait until `condition` (JS, `v` the watch page's view) holds."""
-    await page.wait_for_function(
-        f"(() => {{ const v = window.__watch.view; return Boolean(v && ({condition})); }})()"
+    await wait_for(
+        page, f"(() => {{ const v = window.__watch.view; return Boolean(v && ({condition})); }})()"
     )
 
 
@@ -142,7 +143,7 @@ async def test_a_spectator_hears_the_speaker_and_cannot_send(
     async with running_game(tmp_path, voice=False) as game:
         speaker = await open_page(browser, game, 1)  # his fake microphone beeps
         watch = await open_watch(browser, game)
-        await watch.wait_for_function("window.__room?.pc.connectionState === 'connected'")
+        await wait_for(watch, "window.__room?.pc.connectionState === 'connected'")
         transceivers = await watch.evaluate(
             "window.__room.pc.getTransceivers().map((t) => [t.currentDirection, t.sender.track])"
         )
@@ -176,7 +177,7 @@ async def test_the_overlay_is_silent_unless_asked(
         link = game.links["watch"]["overlay"].replace("/overlay#", "/overlay?audio=1#")
         game.links["watch"]["loud"] = link
         loud = await open_watch(browser, game, "loud")
-        await loud.wait_for_function("window.__room?.pc.connectionState === 'connected'")
+        await wait_for(loud, "window.__room?.pc.connectionState === 'connected'")
         assert await silent.evaluate("window.__room === undefined")
         assert len([s for s in game.room.peers() if str(s).startswith("watch:")]) == 1
 

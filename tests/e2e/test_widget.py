@@ -34,6 +34,7 @@ from plugin.signing import table_links
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 from testing import serve
+from testing.browser import wait_for
 
 from .harness import wait_for_audio, wait_for_quiet
 
@@ -96,7 +97,7 @@ _FOLLOWING_METER_JS = """
 
 
 async def start_following_meter(page: Page, name: str) -> None:
-    await page.wait_for_function("window.__room != null", timeout=LONG_MS)
+    await wait_for(page, "window.__room != null", timeout=LONG_MS)
     await page.evaluate(_FOLLOWING_METER_JS, name)
 
 
@@ -157,7 +158,7 @@ async def open_page(browser: Browser, game: Game, seat: int | str) -> Page:
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.errors = errors  # type: ignore[attr-defined]
     await page.goto(game.page_url(seat))
-    await page.wait_for_function("(window.__widget || window.__console)?.view != null")
+    await wait_for(page, "(window.__widget || window.__console)?.view != null")
     return page
 
 
@@ -167,7 +168,8 @@ def view_of(page: Page) -> str:
 
 async def wait_view(page: Page, condition: str, timeout: float = LONG_MS) -> None:
     """Wait until `condition` (JS, with `v` the page's current view) holds."""
-    await page.wait_for_function(
+    await wait_for(
+        page,
         f"(() => {{ const v = {view_of(page)}; return Boolean(v && ({condition})); }})()",
         timeout=timeout,
     )
@@ -369,13 +371,13 @@ async def test_a_page_reconnects_and_gets_the_state_back(
 ):
     async with running_game(tmp_path, language="en", voice=False) as game:
         page = await open_page(browser, game, 1)
-        await page.wait_for_function("window.__widget.socket.history.includes('online')")
+        await wait_for(page, "window.__widget.socket.history.includes('online')")
         assert await page.text_content("#conn") == "online"
         await page.evaluate("window.__widget.socket.drop()")
         # Meanwhile the game moves on: the page must show the state it gets back.
         await game.submit(HOST, Start())
-        await page.wait_for_function(
-            "window.__widget.socket.history.slice(-2).join() === 'reconnecting,online'"
+        await wait_for(
+            page, "window.__widget.socket.history.slice(-2).join() === 'reconnecting,online'"
         )
         await wait_view(page, "v.phase === 'black_meeting'")
         assert await page.text_content("#phase") == "Night zero: the mafia meets"
@@ -413,11 +415,11 @@ async def test_the_token_travels_only_in_the_url_fragment(
         page = await open_page(browser, game, 3)
         assert "#" not in page.url and "token" not in page.url
         await page.reload()
-        await page.wait_for_function("window.__widget?.view != null")
+        await wait_for(page, "window.__widget?.view != null")
         assert await page.evaluate("window.__widget.view.me.seat") == 3
 
         leaked = await browser.new_page()
         leaked.set_default_timeout(LONG_MS)
         await leaked.goto(game.page_url(3).replace("#token=", "?token="))
-        await leaked.wait_for_function("window.__widget?.socket.history.includes('refused')")
+        await wait_for(leaked, "window.__widget?.socket.history.includes('refused')")
         assert await leaked.evaluate("window.__widget.view") is None

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from testing import Client
+from testing import Client, public_version
 
 from .messages import CANDIDATES, SENDER
 
@@ -42,9 +42,9 @@ def catch_up(host: Client, others: Iterable[Client]) -> None:
     """Read every state already sent, so the next message is the answer to the next frame
     (the host's newest state is the table's: an ack comes after the state it caused)."""
     assert host.state is not None
-    version = host.state["table"]["version"]
+    version = public_version(host.state)
     for client in others:
-        client.until(lambda s: s["table"]["version"] >= version)
+        client.until(lambda s: public_version(s) >= version)
 
 
 def log_size(db: Path, table_id: str | None = None) -> int:

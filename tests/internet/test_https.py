@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from plugin.server import listening
 from testing import ADMIN_KEY, SECRET, AutohostProcess, free_port
-from testing.browser import launch_chromium
+from testing.browser import launch_chromium, wait_for
 from testing.certs import self_signed
 
 NAME = "mafia.autohost.test"
@@ -81,7 +81,8 @@ async def test_the_page_is_a_secure_context_and_gets_its_microphone(tmp_path: Pa
                 )
                 assert track == "live"
                 # The page's own audio connection (wss control socket, /api/ice, /rtc).
-                await page.wait_for_function(
+                await wait_for(
+                    page,
                     "window.__room && window.__room.pc.connectionState === 'connected'",
                     timeout=30_000,
                 )

@@ -10,11 +10,12 @@ from plugin.host.ports import Snapshot
 from plugin.host.settings import TableSettings
 from plugin.rules import load_preset, new_game
 from plugin.web.hub import Connection, Hub
+from testing import public_version
 
 ROLES = {1: "don", 2: "mafia", 3: "mafia", 4: "sheriff"}
 
 
-def snapshot(version: int) -> Snapshot:
+def snapshot(version: int, present: frozenset[int] = frozenset()) -> Snapshot:
     settings = TableSettings(seats=10, roles=ROLES, seed=1)
     state = new_game(load_preset("online"), players=10, roles=ROLES)
     return Snapshot(
@@ -25,7 +26,7 @@ def snapshot(version: int) -> Snapshot:
         timer_id=None,
         timer_remaining=None,
         paused=False,
-        present=frozenset(),
+        present=present,
     )
 
 
@@ -56,7 +57,10 @@ async def test_one_encoding_per_viewer_per_broadcast() -> None:
     assert last["a"] == last["b"] and last["a"]["me"]["role"] == "civilian"
     assert last["c"]["me"]["role"] == "don"
     assert last["h"]["roles"]["1"] == "don" and "me" not in last["h"]
-    assert {m["table"]["version"] for m in last.values()} == {2}
+    # The host's table version counts every change; the pages' public one only what they
+    # see (rhythm.py: snapshot 2 changed nothing they see), as does the host's `public`.
+    assert last["h"]["table"]["version"] == 2
+    assert {public_version(m) for m in last.values()} == {1}
     assert last["h"]["table"]["connected"] == [1, 7]
     for connection in connections:
         await hub.detach(connection, None)
@@ -74,11 +78,24 @@ async def test_a_slow_client_gets_the_newest_state_and_every_reply() -> None:
     connection = Connection("t1", 3, slow_send)
     hub.attach(connection, snapshot(1))
     await asyncio.sleep(0)  # the writer takes state 1 and blocks on the gate
-    for version in range(2, 6):
-        await hub.publish(snapshot(version))
+    for version in range(2, 6):  # each a change the seat sees (who is in the call)
+        await hub.publish(snapshot(version, present=frozenset(range(1, version))))
     connection.push_reply(b'{"type":"ack","id":"x"}')
     gate.set()
     await asyncio.sleep(0.01)
     kinds = [(m["type"], m.get("table", {}).get("version")) for m in received]
-    assert kinds == [("state", 1), ("state", 5), ("ack", None)]
+    assert kinds == [("state", 0), ("state", 4), ("ack", None)]  # public versions
     await hub.detach(connection, None)
+
+
+async def test_a_page_that_connects_gets_its_view_even_when_nothing_it_sees_changed() -> None:
+    """A second tab of a seat, attached with a newer snapshot that changed nothing the
+    seat sees (rhythm.py): the others get nothing, the new tab its whole view."""
+    hub = Hub()
+    first, second = Inbox(), Inbox()
+    hub.attach(Connection("t1", 7, first.send), snapshot(1))
+    await hub.publish(snapshot(2))
+    hub.attach(Connection("t1", 7, second.send), snapshot(3))  # connected: still {7}
+    await asyncio.sleep(0.01)
+    assert len(first.messages) == 1 and len(second.messages) == 1
+    assert second.messages[0] == first.messages[0]

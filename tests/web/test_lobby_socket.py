@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -271,6 +272,7 @@ def test_hostile_joins_are_refused_and_change_nothing(client: TestClient) -> Non
         assert codes[-1] == "too_many_connects", codes
         # ...and however many addresses, the lobby holds MAX_WAITING at most.
         server.lobbies.connects = RateLimit(1000.0, 1000)
+        server.lobbies.address_joins = RateLimit(1000.0, 1000)  # as if from many addresses
         for n in range(MAX_WAITING + 3):
             lobby = open_lobby(stack, client, table, invite, device(200 + n))
             lobby.until(lambda m: True)
@@ -408,3 +410,27 @@ def test_the_players_of_a_table_write_its_log_at_a_bounded_pace(tmp_path: Path) 
         assert host.until(lambda m: True)["entries"] == []  # they left in round 2
         players[0].send("join", name="late")
         assert players[0].error()["error"] == "lobby_busy"
+
+
+def test_a_waiting_place_outlives_a_reload_but_not_an_absence(client: TestClient) -> None:
+    """Issue 31 (lobby_presence.py): a place lives while its device is connected, and for
+    the grace after its last socket closed (a reload); then it goes."""
+    server = client.app.state.server  # type: ignore[attr-defined]
+    server.lobbies.grace_seconds = 1.0
+    links = create_table(client)
+    table, invite = links["id"], links["invite"]["token"]
+    with contextlib.ExitStack() as stack:
+        host = open_lobby(stack, client, table, token_of(links, "host"), None)
+        with contextlib.ExitStack() as first:
+            anna = open_lobby(first, client, table, invite, device(1))
+            anna.until(lambda m: True)
+            anna.send("join", name="Anna")
+            anna.until(lambda m: me(m)["state"] == "waiting")
+        time.sleep(0.4)  # a reload: back within the grace
+        again = open_lobby(stack, client, table, invite, device(1))
+        assert me(again.until(lambda m: True))["state"] == "waiting"
+        time.sleep(1.5)  # the grace passed, and the device is here: it stays
+        assert [e["name"] for e in host.until(lambda m: bool(m["entries"]))["entries"]] == ["Anna"]
+        again.client.close()
+        gone = host.until(lambda m: not m["entries"])  # within a grace of her leaving
+        assert gone["entries"] == []

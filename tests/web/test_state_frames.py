@@ -21,6 +21,7 @@ from plugin.rules import views
 from plugin.rules.state import GameState
 from plugin.web.hub import StateFrames
 from plugin.web.messages import VERSION
+from plugin.web.rhythm import Rhythm
 
 from ..games import PRESETS, SEEDS, first_state, picks, played
 
@@ -76,18 +77,22 @@ def test_every_viewers_spliced_message_is_its_whole_view_and_only_its_own(
             continue
         snapshot = snapshot_of(state, pick, preset)
         connected = [seat for seat in range(1, 11) if (pick >> seat) & 1]
-        frames = StateFrames(ViewSet(snapshot, connected))
+        rhythm = Rhythm(version=pick)  # the public version (rhythm.py)
+        frames = StateFrames(ViewSet(snapshot, connected), rhythm)
         messages = {viewer: decode(frames.encode(viewer)) for viewer in VIEWERS}
         for viewer, message in messages.items():
-            # The whole view, as build_view gives it alone, and nothing else.
-            assert message == {
-                "type": "state",
-                "v": VERSION,
-                **json.loads(json.dumps(build_view(snapshot, viewer, connected))),
-            }, viewer
+            # The whole view, as build_view gives it alone, and nothing else, but for the
+            # versions: the pages' are the public one, the host's beside his own.
+            whole = json.loads(json.dumps(build_view(snapshot, viewer, connected)))
+            if viewer == "host":
+                whole["table"]["public"] = pick
+            else:
+                whole["version"] = whole["table"]["version"] = pick
+            assert message == {"type": "state", "v": VERSION, **whole}, viewer
             # Every key of the engine's own view, as the engine says it.
             for key, value in engine_view(state, viewer).items():
-                assert message[key] == value, (viewer, key)
+                if key != "version" or viewer == "host":
+                    assert message[key] == value, (viewer, key)
             assert message["you"] == viewer
             assert message["table"]["connected"] == connected
             if viewer != "host" and not state.over:
@@ -105,7 +110,7 @@ def test_every_viewers_spliced_message_is_its_whole_view_and_only_its_own(
 def test_a_viewer_is_encoded_once_and_the_shared_part_once() -> None:
     state = new_game(TableSettings.from_record({"preset": "online", "seats": 10}))
     snapshot = snapshot_of(state, 1, "online")
-    frames = StateFrames(ViewSet(snapshot, [1, 2]))
+    frames = StateFrames(ViewSet(snapshot, [1, 2]), Rhythm())
     first = frames.encode(3)
     assert frames.encode(3) is first
     assert frames.encodings == 1

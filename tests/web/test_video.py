@@ -316,8 +316,7 @@ def test_night_blocks_relaying_between_pairs_not_awake(client: TestClient) -> No
 
         check([(1, 4, True), (4, 5, True), ("host", 5, True)])  # the lobby: day rule
         assert host_ws.request("start")["type"] == "ack"
-        host_ws.wait_version(1)
-        assert host_ws.state is not None and host_ws.state["phase"] == "black_meeting"
+        host_ws.until(lambda state: state["phase"] == "black_meeting")
         check([(1, 2, True), (2, "host", True), ("host", 1, True),
                (1, 4, False), (4, 1, False), (4, 5, False), ("host", 4, False),
                (5, "host", False)])  # fmt: skip
@@ -325,6 +324,5 @@ def test_night_blocks_relaying_between_pairs_not_awake(client: TestClient) -> No
         check([(1, 2, False), (1, "host", False), ("host", 4, False)])
         for _ in range(3):  # sheriff's meeting, free seating, then the day
             assert host_ws.request("next")["type"] == "ack"
-        host_ws.wait_version(5)
-        assert host_ws.state is not None and host_ws.state["phase"] == "speech"
+        host_ws.until(lambda state: state["phase"] == "speech")
         check([(1, 4, True), (4, 5, True), (5, "host", True), (2, 1, True)])

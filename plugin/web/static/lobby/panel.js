@@ -1,6 +1,7 @@
 // The console's lobby panel (issue 17): the invite link with a copy button, who waits,
 // and the host's choices: seat one by hand, everyone in order of arrival or at random, and
-// approve or refuse a second device. It has its own socket to /lobby (the host's token in
+// approve or refuse a second device; (issue 31) who is seated, whose device is away, and
+// unseat, remove and clear. It has its own socket to /lobby (the host's token in
 // its hello). Names are shown with textContent, never as HTML.
 
 import { reconnecting } from "../socket/reconnecting.js";
@@ -45,6 +46,23 @@ export function startLobbyPanel({ root, token, tableId, t, onError }) {
     setTimeout(() => { button.textContent = t("lobby.copy"); }, 1500);
   }
 
+  /** A player's name, and whether his device is in the lobby now (`online`). */
+  function who(entry) {
+    const name = element("span", { className: "who", textContent: entry.name });
+    if (entry.online === false) {
+      name.classList.add("away");
+      name.title = t("lobby.away");
+    }
+    return name;
+  }
+
+  function removeButton(entry) {
+    const remove = element("button", { type: "button", className: "tool danger lobby-remove",
+                                       textContent: t("lobby.remove") });
+    remove.addEventListener("click", () => send("remove", { entry: entry.entry }));
+    return remove;
+  }
+
   function render() {
     if (!lobby) return;
     const page = new URL("join", location.href); // beside the console: /t/{table}/join
@@ -63,7 +81,18 @@ export function startLobbyPanel({ root, token, tableId, t, onError }) {
                                                           seat: Number(select.value) }));
       seat.disabled = lobby.free.length === 0;
       return element("li", { className: "lobby-entry" },
-                     [element("span", { className: "who", textContent: entry.name }), select, seat]);
+                     [who(entry), select, seat, removeButton(entry)]);
+    });
+    // The seated players (issue 31): the host may take one off his seat (his seat's link is
+    // re-issued) or out of the lobby.
+    const sitting = (lobby.seated ?? []).map((entry) => {
+      const unseat = element("button", { type: "button", className: "tool lobby-unseat",
+                                         textContent: t("lobby.unseat") });
+      unseat.addEventListener("click", () => send("unseat", { entry: entry.entry }));
+      const where = element("span", { className: "muted",
+                                      textContent: t("lobby.seat_n", { seat: entry.seat }) });
+      return element("li", { className: "lobby-seated" },
+                     [who(entry), where, unseat, removeButton(entry)]);
     });
     const requests = lobby.requests.map((request) => {
       const approve = element("button", { type: "button", className: "tool lobby-approve",
@@ -83,13 +112,19 @@ export function startLobbyPanel({ root, token, tableId, t, onError }) {
     byArrival.addEventListener("click", () => send("seat_waiting", { order: "arrival" }));
     atRandom.addEventListener("click", () => send("seat_waiting", { order: "random" }));
     byArrival.disabled = atRandom.disabled = !lobby.entries.length || !lobby.free.length;
+    const clear = element("button", { id: "lobby-clear", type: "button", className: "tool danger",
+                                      textContent: t("lobby.clear") });
+    clear.addEventListener("click", () => send("clear"));
+    clear.disabled = !lobby.entries.length && !lobby.requests.length;
     root.replaceChildren(
       element("h2", { textContent: t("lobby.panel") }),
       element("div", { className: "invite-row" }, [invite, copyButton]),
       element("p", { className: "muted", textContent: lobby.entries.length
         ? t("lobby.waiting_n", { n: lobby.entries.length }) : t("lobby.nobody") }),
       element("ul", { id: "lobby-entries", className: "lobby-list" }, rows),
-      element("div", { className: "lobby-actions" }, [byArrival, atRandom]),
+      element("div", { className: "lobby-actions" }, [byArrival, atRandom, clear]),
+      ...(sitting.length ? [element("ul", { id: "lobby-seated", className: "lobby-list" },
+                                    sitting)] : []),
       ...(requests.length ? [element("ul", { id: "lobby-requests", className: "lobby-list" },
                                      requests)] : []),
     );
