@@ -13,6 +13,7 @@ request (ClubSite.caller, Caller.may) and refused with 401/403 otherwise:
     POST /api/club/sheet/{table}/correct         {sheet?, players?, reason}          admin
     GET  /api/club/standings[.csv]?season=S      a season's standings (public)
     GET  /api/club/players/{ref}/page?season=S   a player's page (public)
+    GET  /api/club/games                         the signed games, newest first (public)
     GET  /api/club/games/{id}.json               a signed game's record (public)
 
 Every change is durable in the log before it is answered (Club.commit); bad input gets a
@@ -156,6 +157,9 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
     async def game(request: Request) -> Any:
         return views.game_json(site.club, request.path_params["game"])
 
+    async def games(request: Request) -> Any:
+        return views.games(site.club)
+
     routes = [
         ("/api/club/players", players, ["GET", "POST"]),
         ("/api/club/players/{ref}/link", link, ["POST"]),
@@ -167,6 +171,7 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
         ("/api/club/sheet/{table}/correct", correct, ["POST"]),
         ("/api/club/standings", standings, ["GET"]),
         ("/api/club/standings.csv", standings_csv, ["GET"]),
+        ("/api/club/games", games, ["GET"]),
         ("/api/club/games/{game}.json", game, ["GET"]),
     ]
     return [Route(path, _guarded(handler), methods=methods) for path, handler, methods in routes]

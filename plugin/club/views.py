@@ -113,6 +113,17 @@ def player_page(club: Club, ref: str, season: str | None = None) -> dict[str, An
             "history": [{"game_id": game_id, **_rating(r)} for game_id, r in history]}  # fmt: skip
 
 
+def games(club: Club) -> list[dict[str, Any]]:
+    """Every signed game, the last signed first: its season, date, result, corrections."""
+    listed = []
+    for game_id in reversed(club.state.sign_order):
+        signed = club.state.signed[game_id]
+        listed.append({"game_id": game_id, "season": signed.season,
+                       "date": signed.game.get("date", ""), "winner": signed.game["winner"],
+                       "corrections": len(signed.history) - 1})  # fmt: skip
+    return listed
+
+
 def game_json(club: Club, game_id: str) -> dict[str, Any]:
     """A signed game's record: the game, the sheet, every seat's points and its history."""
     from .sheets import signed_view

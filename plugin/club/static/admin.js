@@ -6,6 +6,7 @@
 import { api, clearError, el, header, root, showError, stored, t } from "./club.js";
 
 let players = [];
+let games = [];
 let issued = null; // {nick, kind, link}: the link just issued, shown once
 
 function credential() {
@@ -63,6 +64,10 @@ function render() {
   document.getElementById("club-main").replaceChildren(
     key, add,
     issued ? el("p", { class: "ok", id: "issued" }, `${issued.nick} (${issued.kind}): `, el("span", { class: "link-out", text: issued.link })) : null,
+    el("h2", { text: t("games") }),
+    el("ul", { id: "signed-games" }, ...games.map((g) => el("li", {},
+      el("a", { href: new URL(`sheet/${encodeURIComponent(g.game_id)}`, root).href, text: g.game_id }),
+      ` · ${g.date} · ${t(`winner.${g.winner}`)}${g.corrections ? ` · ${t("sheet.correct")} ×${g.corrections}` : ""}`))),
     el("h2", { text: t("roster") }),
     el("table", { id: "roster" }, el("thead", {}, th("#", "nick", "name", "city", "roles", "link", "roles")),
       el("tbody", {}, ...players.map(row))),
@@ -71,7 +76,7 @@ function render() {
 
 async function load() {
   try {
-    players = await api("players");
+    [players, games] = await Promise.all([api("players"), api("games")]);
     render();
   } catch (error) {
     showError(error);
