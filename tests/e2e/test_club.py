@@ -53,8 +53,8 @@ async def club_server(tmp_path: Path) -> AsyncIterator[Game]:
         server.config = replace(server.config, base_url=url)  # links carry the port picked
         settings = TableSettings(language="uk", seats=10, seed=1, roles=ROLES, overrides=SLOW)
         table = await server.registry.create(settings)
-        yield Game(url=url, table=table, tables=tables, links=table_links(server.signer, url,
-                                                                          table.id, 10))  # fmt: skip
+        links = table_links(server.signer, url, table.id, 10)
+        yield Game(url=url, table=table, tables=tables, links=links)
 
 
 async def new_page(context: BrowserContext, url: str) -> Page:
@@ -83,10 +83,12 @@ async def standings_row(page: Page, nick: str) -> dict[str, str]:
     await page.wait_for_selector("#standings")
     cells = await page.evaluate(
         """(nick) => {
-          const heads = [...document.querySelectorAll('#standings th')].map((th) => th.dataset.key);
+          const heads = [...document.querySelectorAll('#standings th')]
+            .map((th) => th.dataset.key);
           const row = [...document.querySelectorAll('#standings tbody tr')]
             .find((tr) => tr.cells[1].textContent === nick);
-          return row ? Object.fromEntries(heads.map((k, i) => [k, row.cells[i].textContent])) : null;
+          if (!row) return null;
+          return Object.fromEntries(heads.map((k, i) => [k, row.cells[i].textContent]));
         }""",
         nick,
     )
