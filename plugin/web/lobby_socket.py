@@ -345,7 +345,9 @@ def _view(server: Server, room: LobbyRoom, client: LobbyClient) -> bytes:
         # the host reached this server by.
         generation = table.generations.get(INVITE, 0)
         common["invite"] = server.signer.issue(table.id, INVITE, generation=generation)
-        common["entries"] = [{"entry": e.id, "name": e.name} for e in lobby.waiting()]
+        common["entries"] = [  # "member": a club player who came by his own link (issue 33)
+            {"entry": e.id, "name": e.name, "member": e.player is not None} for e in lobby.waiting()
+        ]
         common["seated"] = [{"entry": e.id, "name": e.name, "seat": e.seat} for e in lobby.seated()]
         common["requests"] = [
             {

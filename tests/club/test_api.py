@@ -16,6 +16,7 @@ import pytest
 from plugin.club.pages import club_routes
 from plugin.club.site import ClubSite
 from plugin.eventlog import EventLog, log_opener, open_log
+from plugin.signing import Signer
 from plugin.web.app import ServerConfig, create_app
 from testing import TestClient, in_process
 from testing.club import write_finished_table
@@ -202,6 +203,15 @@ def test_a_judge_signs_an_admin_corrects_and_the_standings_follow(
     assert len(csv.text.splitlines()) == 1 + len(standings(client))
     page = client.get("/api/club/players/Ann/page").json()
     assert [g["game_id"] for g in page["games"]] == ["g1"] and len(page["history"]) == 1
+    # the table's own host link signs its game
+    own = Signer(SECRET).issue("g2", "host")
+    assert (
+        client.post("/api/club/sheet/g2", json={"sheet": {}}, headers=bearer(own)).status_code
+        == 201
+    )
+    assert client.get("/api/club/games").json()[0]["game_id"] == "g2"
+    history = client.get("/api/club/games/g2.json").json()["history"]
+    assert history[0]["by"] == "host:g2"
 
 
 def test_a_member_joins_a_lobby_as_himself(client: TestClient, club: dict[str, str]) -> None:
@@ -225,3 +235,21 @@ def test_a_member_joins_a_lobby_as_himself(client: TestClient, club: dict[str, s
     joins = [e.record for e in log.entries(table) if e.record["type"] == "lobby.join"]
     assert joins[-1]["player"] == "p1" and joins[-1]["name"] == "Ann"
     log.close()
+
+
+def test_the_club_survives_a_restart(db: Path) -> None:
+    """Roster, links and signed sheets are the log's: a new server on it has them all."""
+    site = ClubSite()
+    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
+                          routes=[club_routes(site)], member=site.member)  # fmt: skip
+    with TestClient(create_app(config)) as client:
+        add(client, "Ann")
+        token = link(client, "Ann")
+        client.post("/api/club/sheet/g1", json={"sheet": {}}, headers=AS_ADMIN)
+        before = client.get("/api/club/standings").json()
+    again = ClubSite()
+    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
+                          routes=[club_routes(again)], member=again.member)  # fmt: skip
+    with TestClient(create_app(config)) as client:
+        assert client.get("/api/club/standings").json() == before
+        assert client.get("/api/club/me", headers=bearer(token)).json()["player"]["nick"] == "Ann"
