@@ -5,6 +5,9 @@ without typing; the host seats them, the game is played to its end, the judge fi
 his "me" page, fills the sheet (a bonus without a comment is refused and signs nothing) and
 signs it; the standings and the player's page show the new points and rating; the admin's
 correction moves them; the standings sort, print and export in the club's language.
+
+Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/club-sheet.png, club-standings.png and
+club-player.png.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from plugin.web.pages import page_routes
 from testing import serve
 
 from .test_endscreen import play_to_the_end
-from .test_widget import LONG_MS, ROLES, SLOW, Game, open_page
+from .test_widget import LONG_MS, ROLES, SLOW, Game, open_page, screenshot
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 ADMIN_KEY = "e2e-admin-key-0123456789"
@@ -169,6 +172,7 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
             await seat_one.locator(".bonus-comment").fill("вела місто")
             await judge.click("#sign")
             await judge.wait_for_selector("#signed")
+            await screenshot(judge, "club-sheet.png")
 
             # the standings and the player's page show the points and the rating
             reader = await device()
@@ -191,6 +195,8 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
             assert await profile.locator("#rating-chart circle").count() == 1
             assert await profile.text_content("#games tbody tr .points") == "1.80"
             assert await profile.locator("#roles tr[data-role=civilian]").count() == 1
+            await screenshot(table, "club-standings.png")
+            await screenshot(profile, "club-player.png")
 
             # the admin corrects the sheet with a reason: the standings follow
             await admin.evaluate("window.__admin.reload()")  # the key is this tab's: same tab
