@@ -32,9 +32,10 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    """A log with two finished tables (g1, g2) whose first four seats are club members."""
-    path = tmp_path / "autohost.db"
+def db(log_at: str | Path) -> str | Path:
+    """A log (SQLite, PostgreSQL) with two finished tables (g1, g2) whose first four seats
+    are club members."""
+    path = log_at
     log = open_log(path)
     assert isinstance(log, EventLog)
     members = {seat: (f"p{seat}", NICKS[seat - 1]) for seat in range(1, 5)}
@@ -45,9 +46,9 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def client(db: Path) -> Iterator[TestClient]:
+def client(db: str | Path, tmp_path: Path) -> Iterator[TestClient]:
     site = ClubSite()
-    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
+    config = ServerConfig(db_path=tmp_path / "files", log=log_opener(db), admin_key=ADMIN, secret=SECRET,
                           routes=[club_routes(site)], member=site.member)  # fmt: skip
     with TestClient(create_app(config)) as test_client:
         yield test_client
@@ -214,7 +215,9 @@ def test_a_judge_signs_an_admin_corrects_and_the_standings_follow(
     assert history[0]["by"] == "host:g2"
 
 
-def test_a_member_joins_a_lobby_as_himself(client: TestClient, club: dict[str, str]) -> None:
+def test_a_member_joins_a_lobby_as_himself(
+    client: TestClient, club: dict[str, str], db: str | Path
+) -> None:
     links = create_table(client)
     table, invite = links["id"], links["invite"]["token"]
     with contextlib.ExitStack() as stack:
@@ -231,16 +234,17 @@ def test_a_member_joins_a_lobby_as_himself(client: TestClient, club: dict[str, s
             other.client.send_frame("text", json.dumps({**hello, "member": token,
                                                         "device": device(3)}).encode())  # fmt: skip
             assert other.receive()["error"] == code
-    log = open_log(client.app.state.server.config.db_path)  # type: ignore[attr-defined]
+    log = open_log(db)
     joins = [e.record for e in log.entries(table) if e.record["type"] == "lobby.join"]
     assert joins[-1]["player"] == "p1" and joins[-1]["name"] == "Ann"
     log.close()
 
 
-def test_the_club_survives_a_restart(db: Path) -> None:
+def test_the_club_survives_a_restart(db: str | Path, tmp_path: Path) -> None:
     """Roster, links and signed sheets are the log's: a new server on it has them all."""
     site = ClubSite()
-    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
+    files = tmp_path / "files"
+    config = ServerConfig(db_path=files, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
                           routes=[club_routes(site)], member=site.member)  # fmt: skip
     with TestClient(create_app(config)) as client:
         add(client, "Ann")
@@ -248,7 +252,7 @@ def test_the_club_survives_a_restart(db: Path) -> None:
         client.post("/api/club/sheet/g1", json={"sheet": {}}, headers=AS_ADMIN)
         before = client.get("/api/club/standings").json()
     again = ClubSite()
-    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
+    config = ServerConfig(db_path=files, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
                           routes=[club_routes(again)], member=again.member)  # fmt: skip
     with TestClient(create_app(config)) as client:
         assert client.get("/api/club/standings").json() == before
