@@ -45,12 +45,17 @@ def db(log_at: str | Path) -> str | Path:
     return path
 
 
+def club_app(db: str | Path, files: Path) -> TestClient:
+    """A server with the club on the log at `db` (its own files in `files`)."""
+    site = ClubSite()
+    config = ServerConfig(db_path=files, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
+                          routes=[club_routes(site)], member=site.member)  # fmt: skip
+    return TestClient(create_app(config))
+
+
 @pytest.fixture
 def client(db: str | Path, tmp_path: Path) -> Iterator[TestClient]:
-    site = ClubSite()
-    config = ServerConfig(db_path=tmp_path / "files", log=log_opener(db), admin_key=ADMIN, secret=SECRET,
-                          routes=[club_routes(site)], member=site.member)  # fmt: skip
-    with TestClient(create_app(config)) as test_client:
+    with club_app(db, tmp_path / "files") as test_client:
         yield test_client
 
 
@@ -242,18 +247,11 @@ def test_a_member_joins_a_lobby_as_himself(
 
 def test_the_club_survives_a_restart(db: str | Path, tmp_path: Path) -> None:
     """Roster, links and signed sheets are the log's: a new server on it has them all."""
-    site = ClubSite()
-    files = tmp_path / "files"
-    config = ServerConfig(db_path=files, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
-                          routes=[club_routes(site)], member=site.member)  # fmt: skip
-    with TestClient(create_app(config)) as client:
+    with club_app(db, tmp_path / "files") as client:
         add(client, "Ann")
         token = link(client, "Ann")
         client.post("/api/club/sheet/g1", json={"sheet": {}}, headers=AS_ADMIN)
         before = client.get("/api/club/standings").json()
-    again = ClubSite()
-    config = ServerConfig(db_path=files, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
-                          routes=[club_routes(again)], member=again.member)  # fmt: skip
-    with TestClient(create_app(config)) as client:
+    with club_app(db, tmp_path / "files") as client:
         assert client.get("/api/club/standings").json() == before
         assert client.get("/api/club/me", headers=bearer(token)).json()["player"]["nick"] == "Ann"
