@@ -49,9 +49,11 @@ def standings(club: Club, season: str | None) -> dict[str, Any]:
     # The club's players only (a guest is scored, and rated, but has no line): a place is
     # one more than the players ranked strictly above him, so ties still share it.
     members = [row for row in table.rows() if row.player in club.state.players]
-    for row in members:
-        rating = club.results.ratings.of(row.player)
-        place = 1 + sum(1 for other in members if other.rank < row.rank)
+    place, ratings = 0, club.results.ratings
+    for index, row in enumerate(members):  # ranked already: a tie keeps the place before
+        if index == 0 or members[index - 1].rank != row.rank:
+            place = index + 1
+        rating = ratings.of(row.player)
         record = {**row.record(), "rank": place, "nick": club.state.nick_of(row.player)}
         rows.append({**record, **_rating(rating)})
     return {"season": chosen, "seasons": seasons(club), "system": table.system.name,
