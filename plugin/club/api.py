@@ -8,6 +8,8 @@ request (ClubSite.caller, Caller.may) and refused with 401/403 otherwise:
     POST /api/club/players/{ref}/revoke          revoke a link {kind}                admin
     POST /api/club/players/{ref}/grant           {role, revoke?}                     admin
     GET  /api/club/me                            who a personal link is              person
+    GET  /api/club/settings                      the club's name and language (public)
+    POST /api/club/settings                      {name?, language?}                  admin
     GET  /api/club/sheet/{table}                 the judge's sheet (draft or signed) judge/host
     POST /api/club/sheet/{table}                 sign {sheet, season?}               judge/host
     POST /api/club/sheet/{table}/correct         {sheet?, players?, reason}          admin
@@ -114,6 +116,14 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
         await site.club.commit(lambda s: s.grant(ref, role, revoke=back), source=caller.source)
         return site.club.state.player(ref).record()
 
+    async def settings(request: Request) -> Any:
+        club = site.club
+        if request.method == "POST":
+            caller = _require(site, request, "admin")
+            fields = await _body(request)
+            await club.commit(lambda s: s.settings(fields), source=caller.source)
+        return {"name": club.state.name, "language": club.state.language}
+
     async def me(request: Request) -> Any:
         caller = _require(site, request, "person")
         assert caller.person is not None
@@ -167,6 +177,7 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
         ("/api/club/players/{ref}/grant", grant, ["POST"]),
         ("/api/club/players/{ref}/page", page, ["GET"]),
         ("/api/club/me", me, ["GET"]),
+        ("/api/club/settings", settings, ["GET", "POST"]),
         ("/api/club/sheet/{table}", sheet, ["GET", "POST"]),
         ("/api/club/sheet/{table}/correct", correct, ["POST"]),
         ("/api/club/standings", standings, ["GET"]),

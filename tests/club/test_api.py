@@ -257,3 +257,16 @@ def test_the_club_survives_a_restart(db: str | Path, tmp_path: Path) -> None:
     with club_app(db, tmp_path / "files") as client:
         assert client.get("/api/club/standings").json() == before
         assert client.get("/api/club/me", headers=bearer(token)).json()["player"]["nick"] == "Ann"
+
+
+def test_the_clubs_name_and_language(client: TestClient, club: dict[str, str]) -> None:
+    assert client.get("/api/club/settings").json() == {"name": "", "language": ""}
+    body = {"name": "Мафія Львів", "language": "uk"}
+    refused = client.post("/api/club/settings", json=body, headers=bearer(club["judge"]))
+    assert refused.status_code == 403
+    bad = client.post("/api/club/settings", json={"language": "de"}, headers=AS_ADMIN)
+    assert bad.json()["error"] == "bad_language"
+    assert (
+        client.post("/api/club/settings", json=body, headers=bearer(club["admin"])).json() == body
+    )
+    assert client.get("/api/club/settings").json() == body

@@ -113,9 +113,16 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
         async with club_server(tmp_path) as game:
             # the admin's page: the machine's admin key, the roster, rights and links
             office = await device()
-            admin = await new_page(office, f"{game.url}/club/admin?lang=en")
+            admin = await new_page(office, f"{game.url}/club/admin")
             await admin.fill("#admin-key input[name=key]", ADMIN_KEY)
             await admin.click("#admin-key button")
+            await admin.fill("#club-settings input[name=name]", "Клуб «Ніч»")
+            await admin.select_option("#club-settings select[name=language]", "uk")
+            assert await admin.evaluate("document.documentElement.lang") == "en"  # Chromium's
+            await admin.click("#club-settings button")  # the pages' default language now
+            await admin.wait_for_function("document.documentElement.lang === 'uk'")
+            assert "Клуб «Ніч»" in (await admin.text_content("#club-header") or "")
+            await admin.wait_for_selector("#roster")
             for nick, city in (("Оля", "Київ"), ("Богдан", "Львів"), ("Ірина", "")):
                 await admin.fill("#add-player input[name=nick]", nick)
                 await admin.fill("#add-player input[name=city]", city)
@@ -176,7 +183,7 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
 
             # the standings and the player's page show the points and the rating
             reader = await device()
-            table = await new_page(reader, f"{game.url}/club/standings?lang=uk")
+            table = await new_page(reader, f"{game.url}/club/standings")  # the club's: uk
             await table.wait_for_selector("#standings")
             assert (await table.text_content("h1")) == "Турнірна таблиця"
             olya = await standings_row(table, "Оля")

@@ -3,7 +3,7 @@
 // machine's admin key (typed here, kept for this tab only) is sent with every change; the
 // server checks it for each one.
 
-import { api, clearError, el, header, root, showError, stored, t } from "./club.js";
+import { api, clearError, club, el, header, root, showError, stored, t } from "./club.js";
 
 let players = [];
 let games = [];
@@ -60,9 +60,18 @@ function render() {
     load();
   } }, el("label", {}, t("admin.key"), el("input", { name: "key", type: "password", autocomplete: "off" })),
   el("button", { type: "submit", text: t("admin.use") }));
+  const settings = el("form", { class: "inline card", id: "club-settings", onsubmit: async (event) => {
+    event.preventDefault();
+    const body = Object.fromEntries(new FormData(event.target).entries());
+    if (await act("settings", body)) location.reload(); // the pages' language and name
+  } },
+  el("label", {}, t("club"), el("input", { name: "name", maxlength: 60, value: club.name ?? "" })),
+  el("label", {}, t("language"), el("select", { name: "language" },
+    ...["", "uk", "ru", "en"].map((lang) => el("option", { value: lang, text: lang || "—", selected: (club.language ?? "") === lang })))),
+  el("button", { type: "submit", text: t("save") }));
   const th = (...keys) => el("tr", {}, ...keys.map((k) => el("th", { text: t(k) })));
   document.getElementById("club-main").replaceChildren(
-    key, add,
+    key, settings, add,
     issued ? el("p", { class: "ok", id: "issued" }, `${issued.nick} (${issued.kind}): `, el("span", { class: "link-out", text: issued.link })) : null,
     el("h2", { text: t("games") }),
     el("ul", { id: "signed-games" }, ...games.map((g) => el("li", {},
