@@ -270,3 +270,21 @@ def test_the_clubs_name_and_language(client: TestClient, club: dict[str, str]) -
         client.post("/api/club/settings", json=body, headers=bearer(club["admin"])).json() == body
     )
     assert client.get("/api/club/settings").json() == body
+
+
+def test_a_judge_creates_and_hosts_tables(client: TestClient, club: dict[str, str]) -> None:
+    for token in (club["ann"], club["cat"]):  # a player's link hosts nothing
+        assert client.post("/api/club/tables", json={}, headers=bearer(token)).status_code == 403
+        assert client.get("/api/club/tables", headers=bearer(token)).status_code == 403
+    made = client.post("/api/club/tables", json={"seats": 10}, headers=bearer(club["judge"]))
+    assert made.status_code == 201, made.text
+    table = made.json()["id"]
+    bad = client.post("/api/club/tables", json={"seats": 99}, headers=bearer(club["judge"]))
+    assert bad.status_code == 400
+    listed = client.get("/api/club/tables", headers=bearer(club["judge"])).json()
+    assert table in [t["id"] for t in listed]
+    host = client.post(f"/api/club/tables/{table}/host", headers=bearer(club["judge"])).json()
+    token = host["link"].partition("#token=")[2]
+    assert Signer(SECRET).verify(token, table=table).is_host
+    none = client.post("/api/club/tables/nosuch/host", headers=bearer(club["judge"]))
+    assert none.status_code == 404

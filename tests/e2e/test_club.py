@@ -4,7 +4,8 @@ browser is remembered) and then the table's invite link, and joins its lobby as 
 without typing; the host seats them, the game is played to its end, the judge finds it on
 his "me" page, fills the sheet (a bonus without a comment is refused and signs nothing) and
 signs it; the standings and the player's page show the new points and rating; the admin's
-correction moves them; the standings sort, print and export in the club's language.
+correction moves them; the standings sort, print and export in the club's language; the judge
+opens the next table's console from his page.
 
 Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/club-sheet.png, club-standings.png and
 club-player.png.
@@ -220,6 +221,11 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
                 "window.__standings.document.rows.find((r) => r.nick === 'Оля').total === 0.8"
             )
             assert (await standings_row(table, "Оля"))["extra"] == "-0.20"
+            # the judge hosts the next game: a new table, its console opens from his page
+            await judge.goto(f"{game.url}/club/me")
+            await judge.click("#new-table")
+            await judge.wait_for_url("**/host")
+            await judge.wait_for_function("window.__console?.view != null")
             for page in (judge, table, profile, fix):
                 assert page.errors == [], page.errors  # type: ignore[attr-defined]
     finally:

@@ -29,6 +29,7 @@ const TEXTS = {
     "sheet.result": "Result", "winner.city": "The city won", "winner.mafia": "The mafia won",
     "winner.draw": "Draw", "out": "Out", "standings_link": "Standings",
     "error": "Refused: {message}", "saved": "Saved", "language": "Language", "save": "Save",
+    "me.tables": "Open tables you may host:", "me.host": "Host", "me.new_table": "New table",
   },
   ru: {
     "club.title": "Клуб", "standings.title": "Турнирная таблица", "season": "Сезон",
@@ -58,6 +59,7 @@ const TEXTS = {
     "sheet.result": "Результат", "winner.city": "Победа города", "winner.mafia": "Победа мафии",
     "winner.draw": "Ничья", "out": "Выбыл", "standings_link": "Турнирная таблица",
     "error": "Отказ: {message}", "saved": "Сохранено", "language": "Язык", "save": "Сохранить",
+    "me.tables": "Открытые столы, которые вы можете вести:", "me.host": "Вести", "me.new_table": "Новый стол",
   },
   uk: {
     "club.title": "Клуб", "standings.title": "Турнірна таблиця", "season": "Сезон",
@@ -87,6 +89,7 @@ const TEXTS = {
     "sheet.result": "Результат", "winner.city": "Перемога міста", "winner.mafia": "Перемога мафії",
     "winner.draw": "Нічия", "out": "Вибув", "standings_link": "Турнірна таблиця",
     "error": "Відмова: {message}", "saved": "Збережено", "language": "Мова", "save": "Зберегти",
+    "me.tables": "Відкриті столи, які ви можете вести:", "me.host": "Вести", "me.new_table": "Новий стіл",
   },
 };
 
