@@ -76,8 +76,13 @@ class ClubSite:
         return self._club
 
     def member(self, token: str) -> tuple[str, str]:
-        """(player id, nickname) of a player's link: the lobby joins him as himself."""
-        person = self.club.person(token)
+        """(player id, nickname) of a player's link: the lobby joins him as himself
+        (TokenError for any refusal, the club's too: the lobby answers only those)."""
+        try:
+            club = self.club
+        except ClubError as refusal:
+            raise TokenError(refusal.code, refusal.message) from None
+        person = club.person(token)
         if person.kind != "player":
             raise TokenError("token_not_player", "a judge's or admin's link joins no table")
         return person.player.id, person.player.nick
