@@ -8,11 +8,14 @@ request (ClubSite.caller, Caller.may) and refused with 401/403 otherwise:
     POST /api/club/players/{ref}/revoke          revoke a link {kind}                admin
     POST /api/club/players/{ref}/grant           {role, revoke?}                     admin
     GET  /api/club/me                            who a personal link is              person
+    GET  /api/club/settings                      the club's name and language (public)
+    POST /api/club/settings                      {name?, language?}                  admin
     GET  /api/club/sheet/{table}                 the judge's sheet (draft or signed) judge/host
     POST /api/club/sheet/{table}                 sign {sheet, season?}               judge/host
     POST /api/club/sheet/{table}/correct         {sheet?, players?, reason}          admin
     GET  /api/club/standings[.csv]?season=S      a season's standings (public)
     GET  /api/club/players/{ref}/page?season=S   a player's page (public)
+    GET  /api/club/games                         the signed games, newest first (public)
     GET  /api/club/games/{id}.json               a signed game's record (public)
 
 Every change is durable in the log before it is answered (Club.commit); bad input gets a
@@ -44,7 +47,7 @@ def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
-def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+def guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     """Every refusal answered with its code, never a 500: bad input, a refused link, the
     log away."""
 
@@ -64,7 +67,7 @@ def _guarded(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     return endpoint
 
 
-async def _body(request: Request) -> dict[str, Any]:
+async def body_of(request: Request) -> dict[str, Any]:
     raw = await read_body(request, MAX_BODY)
     document = decode_json(raw) if raw else {}
     if not isinstance(document, dict):
@@ -72,7 +75,7 @@ async def _body(request: Request) -> dict[str, Any]:
     return document
 
 
-def _require(site: ClubSite, request: Request, right: Right, table: str | None = None) -> Caller:
+def require(site: ClubSite, request: Request, right: Right, table: str | None = None) -> Caller:
     caller = site.caller(request, table)
     if not caller.may(right, table):
         raise ClubError("forbidden", f"this link may not do that (a club {right}'s action)", 403)
@@ -84,14 +87,14 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
         club = site.club
         if request.method == "GET":
             return [p.record() for p in club.state.players.values()]
-        caller = _require(site, request, "admin")
-        fields = await _body(request)
+        caller = require(site, request, "admin")
+        fields = await body_of(request)
         record = await club.commit(lambda s: s.add_player(fields), source=caller.source)
         return JSONResponse(club.state.players[record["id"]].record(), status_code=201)
 
     async def link(request: Request) -> Any:
-        caller = _require(site, request, "admin")
-        ref, body = request.path_params["ref"], await _body(request)
+        caller = require(site, request, "admin")
+        ref, body = request.path_params["ref"], await body_of(request)
         club = site.club
         token = await club.commit_link(ref, body.get("kind", "player"), source=caller.source)
         server = site.server
@@ -100,40 +103,48 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
         return {"player": club.state.player(ref).record(), "link": url, "token": token}
 
     async def revoke(request: Request) -> Any:
-        caller = _require(site, request, "admin")
-        ref, body = request.path_params["ref"], await _body(request)
+        caller = require(site, request, "admin")
+        ref, body = request.path_params["ref"], await body_of(request)
         kind = body.get("kind", "player")
         await site.club.commit(lambda s: s.revoke_link(ref, kind), source=caller.source)
         return {"revoked": kind, "player": site.club.state.player(ref).record()}
 
     async def grant(request: Request) -> Any:
-        caller = _require(site, request, "admin")
-        ref, body = request.path_params["ref"], await _body(request)
+        caller = require(site, request, "admin")
+        ref, body = request.path_params["ref"], await body_of(request)
         role, back = body.get("role"), body.get("revoke", False) is True
         await site.club.commit(lambda s: s.grant(ref, role, revoke=back), source=caller.source)
         return site.club.state.player(ref).record()
 
+    async def settings(request: Request) -> Any:
+        club = site.club
+        if request.method == "POST":
+            caller = require(site, request, "admin")
+            fields = await body_of(request)
+            await club.commit(lambda s: s.settings(fields), source=caller.source)
+        return {"name": club.state.name, "language": club.state.language}
+
     async def me(request: Request) -> Any:
-        caller = _require(site, request, "person")
+        caller = require(site, request, "person")
         assert caller.person is not None
         return {"player": caller.person.player.record(), "kind": caller.person.kind,
                 "unsigned": _unsigned(site) if caller.may("judge") else []}  # fmt: skip
 
     async def sheet(request: Request) -> Any:
         table = request.path_params["table"]
-        caller = _require(site, request, "judge", table)
+        caller = require(site, request, "judge", table)
         registry = site.server.registry if site.server else None
         if registry is None:
             raise ClubError("not_ready", "the server is starting or stopping", 503)
         if request.method == "GET":
             return sheets.draft(site.club, registry.log, table)
-        body = await _body(request)
+        body = await body_of(request)
         await sheets.sign(site.club, registry.log, table, body, caller.source)
         return JSONResponse(sheets.draft(site.club, registry.log, table), status_code=201)
 
     async def correct(request: Request) -> Any:
-        caller = _require(site, request, "admin")
-        game_id, body = request.path_params["table"], await _body(request)
+        caller = require(site, request, "admin")
+        game_id, body = request.path_params["table"], await body_of(request)
         await sheets.correct(site.club, game_id, body, caller.source)
         return views.game_json(site.club, game_id)
 
@@ -156,6 +167,9 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
     async def game(request: Request) -> Any:
         return views.game_json(site.club, request.path_params["game"])
 
+    async def games(request: Request) -> Any:
+        return views.games(site.club)
+
     routes = [
         ("/api/club/players", players, ["GET", "POST"]),
         ("/api/club/players/{ref}/link", link, ["POST"]),
@@ -163,13 +177,15 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
         ("/api/club/players/{ref}/grant", grant, ["POST"]),
         ("/api/club/players/{ref}/page", page, ["GET"]),
         ("/api/club/me", me, ["GET"]),
+        ("/api/club/settings", settings, ["GET", "POST"]),
         ("/api/club/sheet/{table}", sheet, ["GET", "POST"]),
         ("/api/club/sheet/{table}/correct", correct, ["POST"]),
         ("/api/club/standings", standings, ["GET"]),
         ("/api/club/standings.csv", standings_csv, ["GET"]),
+        ("/api/club/games", games, ["GET"]),
         ("/api/club/games/{game}.json", game, ["GET"]),
     ]
-    return [Route(path, _guarded(handler), methods=methods) for path, handler, methods in routes]
+    return [Route(path, guarded(handler), methods=methods) for path, handler, methods in routes]
 
 
 def _unsigned(site: ClubSite) -> list[str]:

@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 from plugin.web.context import Server
 
 from .api import club_api_routes
+from .hosting import hosting_routes
 from .site import ClubSite
 
 STATIC = Path(__file__).parent / "static"
@@ -66,6 +67,6 @@ def club_routes(site: ClubSite) -> Callable[[Server], Sequence[BaseRoute]]:
 
     def routes(server: Server) -> Sequence[BaseRoute]:
         site.bind(server)
-        return [*club_api_routes(site), *page_routes()]
+        return [*club_api_routes(site), *hosting_routes(site), *page_routes()]
 
     return routes

@@ -6,9 +6,12 @@ Theory of operation:
   the game's old scores away and add the new ones (plugin.scoring.Standings is exact, in
   fractions), so they equal a recomputation from every sheet, in any order
   (tests/club/test_results.py holds it with hypothesis).
-- Ratings depend on the order of the games: they are the signing order's. A newly signed
-  game is rated at once (one openskill update); a correction of an earlier game replays the
-  ratings from the first game (`rerate`), so they, too, equal a recomputation.
+- Ratings depend on the order of the games: they are the signing order's. They are brought
+  up to date when read (`ratings`): the games signed since the last read are rated then,
+  one openskill update each, so a page after a signed game pays for one update, and a
+  server starting on a season folds the standings without waiting for every rating. A
+  correction that changes who played or the result replays the ratings from the first game
+  at the next read, so they, too, equal a recomputation.
 - `recompute` builds the same thing from the signed sheets alone (the check and the bench).
 """
 
@@ -46,10 +49,20 @@ class Results:
 
     def __init__(self) -> None:
         self.seasons: dict[str, Standings] = {}
-        self.ratings = Ratings()
+        self._ratings = Ratings()
+        self._rated = 0  # how many games of `order` the ratings have taken in
         self.games: dict[str, Scored] = {}
         self.order: list[str] = []  # signing order (the ratings')
         self._systems: dict[str, ScoringSystem] = {}
+
+    @property
+    def ratings(self) -> Ratings:
+        """Every player's rating after every signed game, in signing order."""
+        for game_id in self.order[self._rated :]:
+            scored = self.games[game_id]
+            self._ratings.play(game_id, _seats(scored), scored.winner)
+        self._rated = len(self.order)
+        return self._ratings
 
     def system(self, name: str) -> ScoringSystem:
         if name not in self._systems:
@@ -81,18 +94,13 @@ class Results:
         self.games[signed.game_id] = scored
         if before is None:
             self.order.append(signed.game_id)
-            self._rate(scored)
         elif _seats(before) != _seats(scored) or before.winner != scored.winner:
             self.rerate()  # who played what, or the result, changed: replay in order
 
-    def _rate(self, scored: Scored) -> None:
-        self.ratings.play(scored.game_id, _seats(scored), scored.winner)
-
     def rerate(self) -> None:
-        """Every rating replayed from the first signed game, in signing order."""
-        self.ratings = Ratings()
-        for game_id in self.order:
-            self._rate(self.games[game_id])
+        """Replay every rating from the first signed game (at the next read)."""
+        self._ratings = Ratings()
+        self._rated = 0
 
     @classmethod
     def recompute(cls, sheets: Iterable[Signed]) -> Results:

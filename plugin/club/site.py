@@ -15,6 +15,7 @@ from typing import Literal
 
 from starlette.requests import Request
 
+from plugin.host.ports import LogUnavailable
 from plugin.signing import TokenError
 from plugin.web.context import Server, bearer, is_admin
 
@@ -76,8 +77,14 @@ class ClubSite:
         return self._club
 
     def member(self, token: str) -> tuple[str, str]:
-        """(player id, nickname) of a player's link: the lobby joins him as himself."""
-        person = self.club.person(token)
+        """(player id, nickname) of a player's link: the lobby joins him as himself
+        (TokenError for any refusal, the club's too: the lobby answers only those)."""
+        try:
+            person = self.club.person(token)
+        except ClubError as refusal:
+            raise TokenError(refusal.code, refusal.message) from None
+        except LogUnavailable as failure:
+            raise TokenError("log_unavailable", str(failure)) from None
         if person.kind != "player":
             raise TokenError("token_not_player", "a judge's or admin's link joins no table")
         return person.player.id, person.player.nick

@@ -20,6 +20,7 @@ from typing import Any
 
 from plugin.host.settings import MAX_NAME, has_hidden_characters
 
+LANGUAGES = ("uk", "ru", "en")  # the pages' catalogues
 KINDS = ("player", "judge", "admin")  # a personal link's kind; judge and admin are rights
 ROLES = ("judge", "admin")
 MAX_FIELD = 60  # a name, a city, a club
@@ -107,6 +108,8 @@ class ClubState:
 
     def __init__(self) -> None:
         self.players: dict[str, Player] = {}
+        self.name = ""  # the club's name, on its pages
+        self.language = ""  # the club's language: its pages' default ("" : the browser's)
         self.signed: dict[str, Signed] = {}
         self.sign_order: list[str] = []  # game ids in the order they were first signed
 
@@ -145,6 +148,17 @@ class ClubState:
         for key in ("name", "city", "club"):
             record[key] = _text(fields.get(key), key, required=False)
         return record
+
+    def settings(self, fields: Mapping[str, object]) -> dict[str, Any]:
+        """The club's name and language (what its pages show by default)."""
+        unknown = set(fields) - {"name", "language"}
+        if unknown:
+            raise ClubError("bad_field", f"unknown fields {sorted(unknown)}")
+        language = fields.get("language", self.language)
+        if language not in ("", *LANGUAGES):
+            raise ClubError("bad_language", f"the club's language is one of {list(LANGUAGES)}")
+        name = _text(fields.get("name", self.name), "name", required=False)
+        return {"type": "club.settings", "name": name, "language": language}
 
     def issue_link(self, ref: object, kind: object) -> dict[str, Any]:
         """A new personal link of `kind` (the old one, if any, stops working)."""
@@ -215,6 +229,8 @@ class ClubState:
                 id=record["id"], nick=record["nick"], name=record.get("name", ""),
                 city=record.get("city", ""), club=record.get("club", ""),
             )  # fmt: skip
+        elif kind == "club.settings":
+            self.name, self.language = record["name"], record["language"]
         elif kind == "link.issue":
             self.players[record["player"]].links[record["kind"]] = Link(record["generation"])
         elif kind == "link.revoke":

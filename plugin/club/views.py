@@ -49,9 +49,11 @@ def standings(club: Club, season: str | None) -> dict[str, Any]:
     # The club's players only (a guest is scored, and rated, but has no line): a place is
     # one more than the players ranked strictly above him, so ties still share it.
     members = [row for row in table.rows() if row.player in club.state.players]
-    for row in members:
-        rating = club.results.ratings.of(row.player)
-        place = 1 + sum(1 for other in members if other.rank < row.rank)
+    place, ratings = 0, club.results.ratings
+    for index, row in enumerate(members):  # ranked already: a tie keeps the place before
+        if index == 0 or members[index - 1].rank != row.rank:
+            place = index + 1
+        rating = ratings.of(row.player)
         record = {**row.record(), "rank": place, "nick": club.state.nick_of(row.player)}
         rows.append({**record, **_rating(rating)})
     return {"season": chosen, "seasons": seasons(club), "system": table.system.name,
@@ -111,6 +113,17 @@ def player_page(club: Club, ref: str, season: str | None = None) -> dict[str, An
             "season": chosen or "all", "seasons": seasons(club), "games": games,
             "roles": per_role,
             "history": [{"game_id": game_id, **_rating(r)} for game_id, r in history]}  # fmt: skip
+
+
+def games(club: Club) -> list[dict[str, Any]]:
+    """Every signed game, the last signed first: its season, date, result, corrections."""
+    listed = []
+    for game_id in reversed(club.state.sign_order):
+        signed = club.state.signed[game_id]
+        listed.append({"game_id": game_id, "season": signed.season,
+                       "date": signed.game.get("date", ""), "winner": signed.game["winner"],
+                       "corrections": len(signed.history) - 1})  # fmt: skip
+    return listed
 
 
 def game_json(club: Club, game_id: str) -> dict[str, Any]:

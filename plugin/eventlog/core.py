@@ -330,11 +330,18 @@ class EventLog(GroupCommit):
         row = (seq, encode_json(record), time.time(), source)
         await self._on_writer(self._club_insert, row)
 
-    def _club_insert(self, row: tuple[int, str, float, str]) -> None:
+    def import_club(self, first: int, records: list[dict[str, Any]], *, source: str) -> None:
+        """Write records numbered `first` on in one transaction (a club's history brought
+        in at once, a bench's season); ClubConflict, and nothing written, if one is taken."""
+        now = time.time()
+        rows = [(first + n, encode_json(r), now, source) for n, r in enumerate(records)]
+        self._wait_for_writer(self._club_insert, *rows)
+
+    def _club_insert(self, *rows: tuple[int, str, float, str]) -> None:
         try:
-            self.store.transaction(lambda tx: tx.execute(sql.INSERT_CLUB, row))
+            self.store.transaction(lambda tx: tx.executemany(sql.INSERT_CLUB, rows))
         except self.store.dialect.integrity_errors:
-            raise ClubConflict(f"club record {row[0]} was written meanwhile") from None
+            raise ClubConflict(f"club record {rows[0][0]} was written meanwhile") from None
 
     def club_records(self, after: int = 0) -> list[ClubEntry]:
         """The club's records numbered above `after`, in order."""

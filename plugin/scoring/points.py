@@ -11,14 +11,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .record import RED, TEAMS, Game, Seat, Sheet
-from .system import ScoringSystem
+from .system import ScoringSystem, exact
 
 ZERO = Fraction(0)
-
-
-def exact(value: float) -> Fraction:
-    """A system's decimal number as written in its file (0.7 is 7/10, not a binary float)."""
-    return Fraction(str(value))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,9 +52,10 @@ def score_seat(system: ScoringSystem, game: Game, sheet: Sheet, seat: Seat) -> S
     won = _won(seat, game.winner)
     main = exact(system.win) if won else ZERO
     # extra: the judge's bonus() plus the auto-bonus unless the judge removed it (matter 24)
-    extra = sum((b.points for b in sheet.extra.get(seat.seat, ())), ZERO)
+    bonuses = sheet.extra.get(seat.seat, ())
+    extra = sum((b.points for b in bonuses), ZERO) if bonuses else ZERO
     if seat.seat not in sheet.auto_bonus_removed:
-        extra += exact(system.auto_bonus)
+        extra = extra + exact(system.auto_bonus) if bonuses else exact(system.auto_bonus)
     # legacy: a red first-killed player who named three (0.7) or two (0.5) black seats
     correct = None
     best = ZERO

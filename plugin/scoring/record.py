@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from .system import ROLES, ScoringError, ScoringSystem
+from .system import ROLES, ScoringError, ScoringSystem, exact
 
 RED = frozenset({"civilian", "sheriff"})
 TEAMS = {"city": RED, "mafia": frozenset({"mafia", "don"})}
@@ -124,13 +124,13 @@ def points_value(value: Any, system: ScoringSystem, what: str) -> Fraction:
         raise ScoringError("bad_points", f"{what}: {value!r} is not a number") from None
     if isinstance(value, float) and not math.isfinite(value):
         raise ScoringError("bad_points", f"{what}: points must be finite")
-    low, high = Fraction(str(system.judge_min)), Fraction(str(system.judge_max))
+    low, high = exact(system.judge_min), exact(system.judge_max)
     if not low <= points <= high:
         raise ScoringError(
             "points_out_of_range",
             f"{what}: {value} is outside {system.judge_min}..{system.judge_max}",
         )
-    if (points / Fraction(str(system.judge_step))).denominator != 1:
+    if (points / exact(system.judge_step)).denominator != 1:
         raise ScoringError("bad_points", f"{what}: points go in steps of {system.judge_step}")
     return points
 
@@ -142,7 +142,7 @@ def check_sheet(sheet: Sheet, game: Game, system: ScoringSystem) -> None:
     for seat in sorted(named):
         if not isinstance(seat, int) or not 1 <= seat <= players:
             raise ScoringError("bad_seat", f"seat {seat!r} is not at this table (1..{players})")
-    low, high = Fraction(str(system.judge_min)), Fraction(str(system.judge_max))
+    low, high = exact(system.judge_min), exact(system.judge_max)
     for seat, bonuses in sheet.extra.items():
         for bonus in bonuses:
             _comment(bonus.comment, f"seat {seat}'s extra points")

@@ -11,11 +11,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
-from .points import ZERO, SeatScore, ci_value
+from .points import SeatScore, ci_value
 from .system import ROLES, ScoringSystem
 
 SPECIAL_ROLES = frozenset({"sheriff", "don"})
+
+
+# Sums are kept in whole millionths of a point (Python integers: exact, and many times faster
+# to add than fractions; bench/standings.py). Every number a system or a judge gives is a
+# decimal of at most six places (a judge's points are multiples of the system's step), so a
+# seat's points are whole millionths; anything else is refused rather than rounded.
+UNIT = 10**6
+
+
+@lru_cache(maxsize=4096)  # a season's seats hold a few dozen distinct values
+def units(value: Fraction) -> int:
+    whole, rest = divmod(value.numerator * UNIT, value.denominator)
+    if rest:
+        raise ValueError(f"{value} is not a whole number of millionths of a point")
+    return whole
 
 
 @dataclass(slots=True)
@@ -26,7 +42,11 @@ class RoleTotals:
     best_moves: int = 0
     best_move_correct: int = 0
     fouls: int = 0
-    points: Fraction = ZERO
+    points_units: int = 0
+
+    @property
+    def points(self) -> Fraction:
+        return Fraction(self.points_units, UNIT)
 
 
 @dataclass(slots=True)
@@ -38,22 +58,40 @@ class Totals:
     special_role_wins: int = 0
     first_night_deaths: int = 0
     ci_games: int = 0
-    main: Fraction = ZERO
-    extra: Fraction = ZERO
-    best_move: Fraction = ZERO
-    penalty: Fraction = ZERO
+    main_units: int = 0
+    extra_units: int = 0
+    best_move_units: int = 0
+    penalty_units: int = 0
     roles: dict[str, RoleTotals] = field(default_factory=lambda: {r: RoleTotals() for r in ROLES})
 
+    @property
+    def main(self) -> Fraction:
+        return Fraction(self.main_units, UNIT)
+
+    @property
+    def extra(self) -> Fraction:
+        return Fraction(self.extra_units, UNIT)
+
+    @property
+    def best_move(self) -> Fraction:
+        return Fraction(self.best_move_units, UNIT)
+
+    @property
+    def penalty(self) -> Fraction:
+        return Fraction(self.penalty_units, UNIT)
+
     def add(self, score: SeatScore, sign: int) -> None:
+        main, extra = units(score.main), units(score.extra)
+        best, penalty = units(score.best_move), units(score.penalty)
         self.games += sign
         self.wins += sign * score.won
         self.special_role_wins += sign * (score.won and score.role in SPECIAL_ROLES)
         self.first_night_deaths += sign * score.first_night_death
         self.ci_games += sign * score.ci_eligible
-        self.main += sign * score.main
-        self.extra += sign * score.extra
-        self.best_move += sign * score.best_move
-        self.penalty += sign * score.penalty
+        self.main_units += sign * main
+        self.extra_units += sign * extra
+        self.best_move_units += sign * best
+        self.penalty_units += sign * penalty
         role = self.roles[score.role]
         role.games += sign
         role.wins += sign * score.won
@@ -62,7 +100,7 @@ class Totals:
             role.best_moves += sign
             role.best_move_correct += sign * score.best_move_correct
         role.fouls += sign * score.fouls
-        role.points += sign * score.points
+        role.points_units += sign * (main + extra + best + penalty)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -120,7 +158,10 @@ class Standings:
         kept = tuple(scores)
         self._games[game_id] = kept
         for score in kept:
-            self._totals.setdefault(score.player, Totals()).add(score, +1)
+            totals = self._totals.get(score.player)
+            if totals is None:
+                totals = self._totals[score.player] = Totals()
+            totals.add(score, +1)
 
     def remove(self, game_id: str) -> None:
         """Take a game out (its scores subtracted); nothing if it is not in."""

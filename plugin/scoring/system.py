@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 import tomllib
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,13 @@ class ScoringSystem:
     ci_c: float
     ci_share: float
     tie_breaks: tuple[str, ...]
+
+
+@cache
+def exact(value: float) -> Fraction:
+    """A system's decimal number as written in its file (0.7 is 7/10, not a binary float).
+    Kept once per number: every seat of every game asks for the same few."""
+    return Fraction(str(value))
 
 
 def _number(table: dict[str, Any], key: str, where: str) -> float:

@@ -50,8 +50,14 @@ def view(server: Server, room: LobbyRoom, client: LobbyClient) -> bytes:
         common["invite"] = server.signer.issue(table.id, INVITE, generation=generation)
         # `online`: whether the player's device has its lobby socket open (issue 31).
         here = {c.device for c in room.clients if c.device is not None and not c.ended}
+        # `member`: a club player who came by his own link (issue 33).
         common["entries"] = [
-            {"entry": e.id, "name": e.name, "online": bool(e.devices & here)}
+            {
+                "entry": e.id,
+                "name": e.name,
+                "online": bool(e.devices & here),
+                "member": e.player is not None,
+            }
             for e in lobby.waiting()
         ]
         common["seated"] = [

@@ -16,6 +16,7 @@ import pytest
 from plugin.club.pages import club_routes
 from plugin.club.site import ClubSite
 from plugin.eventlog import EventLog, log_opener, open_log
+from plugin.signing import Signer
 from plugin.web.app import ServerConfig, create_app
 from testing import TestClient, in_process
 from testing.club import write_finished_table
@@ -31,9 +32,10 @@ def bearer(token: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    """A log with two finished tables (g1, g2) whose first four seats are club members."""
-    path = tmp_path / "autohost.db"
+def db(log_at: str | Path) -> str | Path:
+    """A log (SQLite, PostgreSQL) with two finished tables (g1, g2) whose first four seats
+    are club members."""
+    path = log_at
     log = open_log(path)
     assert isinstance(log, EventLog)
     members = {seat: (f"p{seat}", NICKS[seat - 1]) for seat in range(1, 5)}
@@ -43,12 +45,17 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def client(db: Path) -> Iterator[TestClient]:
+def club_app(db: str | Path, files: Path) -> TestClient:
+    """A server with the club on the log at `db` (its own files in `files`)."""
     site = ClubSite()
-    config = ServerConfig(db_path=db, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
+    config = ServerConfig(db_path=files, log=log_opener(db), admin_key=ADMIN, secret=SECRET,
                           routes=[club_routes(site)], member=site.member)  # fmt: skip
-    with TestClient(create_app(config)) as test_client:
+    return TestClient(create_app(config))
+
+
+@pytest.fixture
+def client(db: str | Path, tmp_path: Path) -> Iterator[TestClient]:
+    with club_app(db, tmp_path / "files") as test_client:
         yield test_client
 
 
@@ -172,6 +179,8 @@ def test_a_judge_signs_an_admin_corrects_and_the_standings_follow(
     twice = client.post("/api/club/sheet/g1", json={"sheet": {}}, headers=bearer(club["judge"]))
     assert (twice.status_code, twice.json()["error"]) == (409, "already_signed")
     ann = standings(client)["Ann"]
+    assert sorted(standings(client)) == sorted(NICKS)  # the guests of seats 5-10 have no line
+    assert client.get("/api/club/standings").json()["rows"][0]["rank"] == 1
     assert ann["extra"] == pytest.approx(0.8)  # 0.3 auto-bonus + the judge's 0.5
     # the table's own host link signs its game (and no other table's)
     host = create_table(client)["host"]["token"]
@@ -202,9 +211,20 @@ def test_a_judge_signs_an_admin_corrects_and_the_standings_follow(
     assert len(csv.text.splitlines()) == 1 + len(standings(client))
     page = client.get("/api/club/players/Ann/page").json()
     assert [g["game_id"] for g in page["games"]] == ["g1"] and len(page["history"]) == 1
+    # the table's own host link signs its game
+    own = Signer(SECRET).issue("g2", "host")
+    assert (
+        client.post("/api/club/sheet/g2", json={"sheet": {}}, headers=bearer(own)).status_code
+        == 201
+    )
+    assert client.get("/api/club/games").json()[0]["game_id"] == "g2"
+    history = client.get("/api/club/games/g2.json").json()["history"]
+    assert history[0]["by"] == "host:g2"
 
 
-def test_a_member_joins_a_lobby_as_himself(client: TestClient, club: dict[str, str]) -> None:
+def test_a_member_joins_a_lobby_as_himself(
+    client: TestClient, club: dict[str, str], db: str | Path
+) -> None:
     links = create_table(client)
     table, invite = links["id"], links["invite"]["token"]
     with contextlib.ExitStack() as stack:
@@ -221,7 +241,50 @@ def test_a_member_joins_a_lobby_as_himself(client: TestClient, club: dict[str, s
             other.client.send_frame("text", json.dumps({**hello, "member": token,
                                                         "device": device(3)}).encode())  # fmt: skip
             assert other.receive()["error"] == code
-    log = open_log(client.app.state.server.config.db_path)  # type: ignore[attr-defined]
+    log = open_log(db)
     joins = [e.record for e in log.entries(table) if e.record["type"] == "lobby.join"]
     assert joins[-1]["player"] == "p1" and joins[-1]["name"] == "Ann"
     log.close()
+
+
+def test_the_club_survives_a_restart(db: str | Path, tmp_path: Path) -> None:
+    """Roster, links and signed sheets are the log's: a new server on it has them all."""
+    with club_app(db, tmp_path / "files") as client:
+        add(client, "Ann")
+        token = link(client, "Ann")
+        client.post("/api/club/sheet/g1", json={"sheet": {}}, headers=AS_ADMIN)
+        before = client.get("/api/club/standings").json()
+    with club_app(db, tmp_path / "files") as client:
+        assert client.get("/api/club/standings").json() == before
+        assert client.get("/api/club/me", headers=bearer(token)).json()["player"]["nick"] == "Ann"
+
+
+def test_the_clubs_name_and_language(client: TestClient, club: dict[str, str]) -> None:
+    assert client.get("/api/club/settings").json() == {"name": "", "language": ""}
+    body = {"name": "Мафія Львів", "language": "uk"}
+    refused = client.post("/api/club/settings", json=body, headers=bearer(club["judge"]))
+    assert refused.status_code == 403
+    bad = client.post("/api/club/settings", json={"language": "de"}, headers=AS_ADMIN)
+    assert bad.json()["error"] == "bad_language"
+    assert (
+        client.post("/api/club/settings", json=body, headers=bearer(club["admin"])).json() == body
+    )
+    assert client.get("/api/club/settings").json() == body
+
+
+def test_a_judge_creates_and_hosts_tables(client: TestClient, club: dict[str, str]) -> None:
+    for token in (club["ann"], club["cat"]):  # a player's link hosts nothing
+        assert client.post("/api/club/tables", json={}, headers=bearer(token)).status_code == 403
+        assert client.get("/api/club/tables", headers=bearer(token)).status_code == 403
+    made = client.post("/api/club/tables", json={"seats": 10}, headers=bearer(club["judge"]))
+    assert made.status_code == 201, made.text
+    table = made.json()["id"]
+    bad = client.post("/api/club/tables", json={"seats": 99}, headers=bearer(club["judge"]))
+    assert bad.status_code == 400
+    listed = client.get("/api/club/tables", headers=bearer(club["judge"])).json()
+    assert table in [t["id"] for t in listed]
+    host = client.post(f"/api/club/tables/{table}/host", headers=bearer(club["judge"])).json()
+    token = host["link"].partition("#token=")[2]
+    assert Signer(SECRET).verify(token, table=table).is_host
+    none = client.post("/api/club/tables/nosuch/host", headers=bearer(club["judge"]))
+    assert none.status_code == 404

@@ -2,11 +2,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { deviceSecret } from "../../plugin/web/static/lobby/device.js";
+import { deviceSecret, forgetMember, memberToken } from "../../plugin/web/static/lobby/device.js";
 
 function storage(initial = {}) {
   const values = new Map(Object.entries(initial));
-  return { getItem: (k) => values.get(k) ?? null, setItem: (k, v) => values.set(k, v), values };
+  return {
+    getItem: (k) => values.get(k) ?? null,
+    setItem: (k, v) => values.set(k, v),
+    removeItem: (k) => values.delete(k),
+    values,
+  };
 }
 
 test("a device secret is made once per table and kept", () => {
@@ -23,4 +28,12 @@ test("a kept value the server would refuse is replaced", () => {
   const secret = deviceSecret("t1", kept);
   assert.notEqual(secret, "short");
   assert.match(secret, /^[0-9a-f]{48}$/);
+});
+
+test("a club member's personal link is read from the browser, and forgotten when refused", () => {
+  const kept = storage({ "autohost.member": "personal.token" });
+  assert.equal(memberToken(kept), "personal.token");
+  forgetMember(kept);
+  assert.equal(memberToken(kept), null);
+  assert.equal(memberToken(storage()), null); // a guest: nothing kept
 });

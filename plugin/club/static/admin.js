@@ -3,9 +3,10 @@
 // machine's admin key (typed here, kept for this tab only) is sent with every change; the
 // server checks it for each one.
 
-import { api, clearError, el, header, root, showError, stored, t } from "./club.js";
+import { api, clearError, club, el, header, root, showError, stored, t } from "./club.js";
 
 let players = [];
+let games = [];
 let issued = null; // {nick, kind, link}: the link just issued, shown once
 
 function credential() {
@@ -59,10 +60,23 @@ function render() {
     load();
   } }, el("label", {}, t("admin.key"), el("input", { name: "key", type: "password", autocomplete: "off" })),
   el("button", { type: "submit", text: t("admin.use") }));
+  const settings = el("form", { class: "inline card", id: "club-settings", onsubmit: async (event) => {
+    event.preventDefault();
+    const body = Object.fromEntries(new FormData(event.target).entries());
+    if (await act("settings", body)) location.reload(); // the pages' language and name
+  } },
+  el("label", {}, t("club"), el("input", { name: "name", maxlength: 60, value: club.name ?? "" })),
+  el("label", {}, t("language"), el("select", { name: "language" },
+    ...["", "uk", "ru", "en"].map((lang) => el("option", { value: lang, text: lang || "—", selected: (club.language ?? "") === lang })))),
+  el("button", { type: "submit", text: t("save") }));
   const th = (...keys) => el("tr", {}, ...keys.map((k) => el("th", { text: t(k) })));
   document.getElementById("club-main").replaceChildren(
-    key, add,
+    key, settings, add,
     issued ? el("p", { class: "ok", id: "issued" }, `${issued.nick} (${issued.kind}): `, el("span", { class: "link-out", text: issued.link })) : null,
+    el("h2", { text: t("games") }),
+    el("ul", { id: "signed-games" }, ...games.map((g) => el("li", {},
+      el("a", { href: new URL(`sheet/${encodeURIComponent(g.game_id)}`, root).href, text: g.game_id }),
+      ` · ${g.date} · ${t(`winner.${g.winner}`)}${g.corrections ? ` · ${t("sheet.correct")} ×${g.corrections}` : ""}`))),
     el("h2", { text: t("roster") }),
     el("table", { id: "roster" }, el("thead", {}, th("#", "nick", "name", "city", "roles", "link", "roles")),
       el("tbody", {}, ...players.map(row))),
@@ -71,7 +85,7 @@ function render() {
 
 async function load() {
   try {
-    players = await api("players");
+    [players, games] = await Promise.all([api("players"), api("games")]);
     render();
   } catch (error) {
     showError(error);

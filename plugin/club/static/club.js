@@ -2,9 +2,14 @@
 // token in the Authorization header (never in a URL), the token a link carries in its
 // fragment (read once, dropped from the address bar), and the language switch.
 
-import { LANGUAGES, translator } from "./i18n.js";
+import { LANGUAGES, language, translator } from "./i18n.js";
 
-export const t = translator();
+export const root = new URL("../", import.meta.url); // /club/
+
+/** The club's name and language (its admin sets them); nothing if the server is away. */
+export const club = await fetch(new URL("../api/club/settings", root))
+  .then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
+export const t = translator(language(club.language ?? ""));
 document.documentElement.lang = t.lang;
 
 export function el(tag, attributes = {}, ...children) {
@@ -18,6 +23,7 @@ export function el(tag, attributes = {}, ...children) {
   node.append(...children.filter((child) => child != null));
   return node;
 }
+
 
 /** The token of the link that opened this page (#token=...), dropped from the address bar. */
 export function takeToken() {
@@ -37,8 +43,6 @@ export function store(key, value) {
     else localStorage.setItem(key, value);
   } catch (_) { /* private mode: this page only */ }
 }
-
-export const root = new URL("../", import.meta.url); // /club/
 
 export class Refused extends Error {
   constructor(code, message, status) {
@@ -73,13 +77,14 @@ export function clearError() {
 
 /** The page's header: its title, the club's links, the languages. */
 export function header(title) {
-  document.title = `${t(title)} · ${t("club.title")}`;
+  document.title = `${t(title)} · ${club.name || t("club.title")}`;
   const here = new URL(location.href);
   const languages = LANGUAGES.map((lang) => {
     here.searchParams.set("lang", lang);
     return el("a", { href: here.href, class: lang === t.lang ? "current" : null, text: lang });
   });
   document.getElementById("club-header").replaceChildren(
+    ...(club.name ? [el("div", { class: "club-name", text: club.name })] : []),
     el("h1", { text: t(title) }),
     el("nav", { class: "club-nav no-print" },
       el("a", { href: new URL("standings", root).href, text: t("standings_link") }),

@@ -1,5 +1,4 @@
-// The club's pages in the club's language (issue 33): en, ru, uk. The language comes from
-// ?lang=, else the one this browser chose before, else its own, else English.
+// The club's pages in the club's language (issue 33): en, ru, uk (see `language`).
 
 const TEXTS = {
   en: {
@@ -29,7 +28,8 @@ const TEXTS = {
     "sheet.history": "History", "sheet.by": "by", "sheet.none": "none",
     "sheet.result": "Result", "winner.city": "The city won", "winner.mafia": "The mafia won",
     "winner.draw": "Draw", "out": "Out", "standings_link": "Standings",
-    "error": "Refused: {message}", "saved": "Saved",
+    "error": "Refused: {message}", "saved": "Saved", "language": "Language", "save": "Save",
+    "me.tables": "Open tables you may host:", "me.host": "Host", "me.new_table": "New table",
   },
   ru: {
     "club.title": "Клуб", "standings.title": "Турнирная таблица", "season": "Сезон",
@@ -58,7 +58,8 @@ const TEXTS = {
     "sheet.history": "История", "sheet.by": "кто", "sheet.none": "нет",
     "sheet.result": "Результат", "winner.city": "Победа города", "winner.mafia": "Победа мафии",
     "winner.draw": "Ничья", "out": "Выбыл", "standings_link": "Турнирная таблица",
-    "error": "Отказ: {message}", "saved": "Сохранено",
+    "error": "Отказ: {message}", "saved": "Сохранено", "language": "Язык", "save": "Сохранить",
+    "me.tables": "Открытые столы, которые вы можете вести:", "me.host": "Вести", "me.new_table": "Новый стол",
   },
   uk: {
     "club.title": "Клуб", "standings.title": "Турнірна таблиця", "season": "Сезон",
@@ -87,13 +88,16 @@ const TEXTS = {
     "sheet.history": "Історія", "sheet.by": "хто", "sheet.none": "немає",
     "sheet.result": "Результат", "winner.city": "Перемога міста", "winner.mafia": "Перемога мафії",
     "winner.draw": "Нічия", "out": "Вибув", "standings_link": "Турнірна таблиця",
-    "error": "Відмова: {message}", "saved": "Збережено",
+    "error": "Відмова: {message}", "saved": "Збережено", "language": "Мова", "save": "Зберегти",
+    "me.tables": "Відкриті столи, які ви можете вести:", "me.host": "Вести", "me.new_table": "Новий стіл",
   },
 };
 
 export const LANGUAGES = Object.keys(TEXTS);
 
-export function language() {
+/** ?lang=, else the language this browser picked before, else the club's, else the
+ * browser's own, else English. */
+export function language(clubLanguage = "") {
   const asked = new URLSearchParams(location.search).get("lang");
   if (asked && TEXTS[asked]) {
     try { localStorage.setItem("autohost.lang", asked); } catch (_) { /* private mode */ }
@@ -102,12 +106,13 @@ export function language() {
   let kept = null;
   try { kept = localStorage.getItem("autohost.lang"); } catch (_) { /* private mode */ }
   if (kept && TEXTS[kept]) return kept;
+  if (TEXTS[clubLanguage]) return clubLanguage;
   const own = (navigator.language ?? "en").slice(0, 2);
   return TEXTS[own] ? own : "en";
 }
 
 /** t(key, {name: value}): the text in the page's language (the key itself if missing). */
-export function translator(lang = language()) {
+export function translator(lang) {
   const table = TEXTS[lang] ?? TEXTS.en;
   const t = (key, values = {}) =>
     (table[key] ?? TEXTS.en[key] ?? key).replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));

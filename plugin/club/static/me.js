@@ -40,8 +40,24 @@ async function load() {
         el("a", { href: mine, id: "my-page", text: t("me.my_page") })));
     } else if (kind === "judge") {
       const games = me.unsigned.map((id) => el("li", {}, el("a", { href: new URL(`sheet/${encodeURIComponent(id)}`, root).href, text: id })));
+      const open = (await api("tables", { token }).catch(() => [])).filter((table) => !table.over);
+      const host = (id) => async () => { // the table's console, its host token in the fragment
+        try {
+          location.assign((await api(`tables/${encodeURIComponent(id)}/host`, { token, method: "POST" })).link);
+        } catch (error) { showError(error); }
+      };
+      const tables = open.map((table) => el("li", {}, `${table.id} `,
+        el("button", { type: "button", class: "host-table", "data-table": table.id, text: t("me.host"), onclick: host(table.id) })));
+      const create = el("button", { type: "button", id: "new-table", text: t("me.new_table"), onclick: async () => {
+        try {
+          const links = await api("tables", { token, method: "POST", body: { language: t.lang } });
+          location.assign(links.host.link);
+        } catch (error) { showError(error); }
+      } });
       sections.push(el("section", { class: "card", id: "me-judge" },
-        el("p", { text: t("me.judge") }), games.length ? el("ul", {}, ...games) : el("p", { class: "muted", text: t("me.none") })));
+        el("p", { text: t("me.judge") }), games.length ? el("ul", {}, ...games) : el("p", { class: "muted", text: t("me.none") }),
+        el("p", { text: t("me.tables") }), tables.length ? el("ul", { id: "open-tables" }, ...tables) : el("p", { class: "muted", text: t("me.none") }),
+        create));
     } else {
       sections.push(el("section", { class: "card", id: "me-admin" },
         el("p", { text: t("me.admin") }), el("a", { href: new URL("admin", root).href, text: t("me.admin_page") })));

@@ -83,14 +83,20 @@ function render() {
   const history = (draft.history ?? []).map((h) => el("li", {
     text: `${new Date(h.wall * 1000).toLocaleString(t.lang)} · ${h.what} · ${t("sheet.by")} ${h.by}${h.reason ? ` · ${h.reason}` : ""}`,
   }));
-  document.getElementById("club-main").replaceChildren(
+  const parts = [
     el("p", { id: "result", text: `${game.date ?? ""} · ${t(`winner.${game.winner}`)}` }),
     el("table", { id: "sheet" }, el("thead", {}, th("seat", "nick", "role", "out", "fouls", "main", "extra", "best_move", "penalty", "points", "sheet.extra")),
       el("tbody", {}, ...seats.map((seat) => seatRow(seat, game, sheet)))),
     bestPart, team, actions,
     history.length ? el("h2", { text: t("sheet.history") }) : null,
     history.length ? el("ol", { id: "history" }, ...history) : null,
-  );
+  ];
+  document.getElementById("club-main").replaceChildren(...parts.filter((part) => part != null));
+  if (signed && !adminToken()) { // final: only an admin corrects it
+    for (const input of document.querySelectorAll("#club-main input, #club-main select, #club-main button")) {
+      input.disabled = true;
+    }
+  }
 }
 
 async function sign() {
