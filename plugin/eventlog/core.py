@@ -147,6 +147,11 @@ class EventLog(GroupCommit):
         rows = self.store.read(sql.TABLE_SETTINGS, (table_id,))
         return None if not rows else decode_json(rows[0][0])
 
+    def table_created(self, table_id: str) -> float | None:
+        """When the table was made (wall time), None if the log has no such table."""
+        rows = self.store.read(sql.TABLE_CREATED, (table_id,))
+        return None if not rows else float(rows[0][0])
+
     def tables(self, *, archived: bool = False) -> list[tuple[str, dict[str, Any]]]:
         """Every live table (or, with archived=True, every table), oldest first."""
         rows = self.store.read(sql.TABLES if archived else sql.LIVE_TABLES)

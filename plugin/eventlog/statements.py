@@ -54,6 +54,7 @@ def schema(dialect: Dialect) -> list[str]:
 
 INSERT_TABLE = "INSERT INTO tables (id, settings, created) VALUES (?, ?, ?)"
 TABLE_SETTINGS = "SELECT settings FROM tables WHERE id = ?"
+TABLE_CREATED = "SELECT created FROM tables WHERE id = ?"
 TABLES = "SELECT id, settings FROM tables ORDER BY created, id"
 LIVE_TABLES = (
     "SELECT id, settings FROM tables WHERE id NOT IN (SELECT table_id FROM archived)"

@@ -114,7 +114,7 @@ def _protocol(
 def table_protocol(log: Log, table_id: str) -> dict[str, Any] | None:
     """The protocol of table `table_id` as its log holds it (live or archived), with the
     table's names, language, club, host and the date of its first input (the server's
-    local time: a club's evening); None if the log has no such table."""
+    local time: a club's evening; a table without inputs: the day it was made); None if the log has no such table."""
     record = log.table_settings(table_id)
     if record is None:
         return None
@@ -122,7 +122,8 @@ def table_protocol(log: Log, table_id: str) -> dict[str, Any] | None:
     settings = with_logged_names(  # the names the lobby seated
         TableSettings.from_record(record), [e.record for e in entries]
     )
-    played = entries[0].wall if entries else time.time()
+    # A table without inputs is dated the day it was made, never the day it is read.
+    played = entries[0].wall if entries else (log.table_created(table_id) or time.time())
     return game_protocol(
         preset=settings.preset,
         seats=settings.seats,
