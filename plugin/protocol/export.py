@@ -114,7 +114,8 @@ def _protocol(
 def table_protocol(log: Log, table_id: str) -> dict[str, Any] | None:
     """The protocol of table `table_id` as its log holds it (live or archived), with the
     table's names, language, club, host and the date of its first input (the server's
-    local time: a club's evening; a table without inputs: the day it was made); None if the log has no such table."""
+    local time: a club's evening; a table without inputs: the day it was made); None if
+    the log has no such table."""
     record = log.table_settings(table_id)
     if record is None:
         return None
