@@ -26,7 +26,16 @@ from typing import Any
 from plugin.club import ClubError, ClubState
 from plugin.rules.settings import preset_names
 from plugin.scoring.system import ScoringError, load_system
-from plugin.seating import SEATS, Cost, Problem, Seating, SeatingError, check_seating, swap_players
+from plugin.seating import (
+    SEATS,
+    Cost,
+    InvalidSeating,
+    Problem,
+    Seating,
+    SeatingError,
+    check_seating,
+    swap_players,
+)
 from plugin.seating.problem import freeze
 
 MAX_STAGES = 5
@@ -79,7 +88,7 @@ class Tournament:
             raise TournamentError("no_stage", f"a stage is a number, not {index!r}", 404)
         if not 0 <= index < len(self.stages):
             raise TournamentError(
-                "no_stage", f"{self.id} has stages 0..{len(self.stages) - 1}, not {index}", 404
+                "no_stage", f"{self.id} has {len(self.stages)} stages, not stage {index + 1}", 404
             )
         return self.stages[index]
 
@@ -257,9 +266,12 @@ class TournamentState:
         stage = tournament.stage(index)
         if not stage.seating:
             raise TournamentError("not_seated", f"stage {stage.name!r} has no seating yet", 409)
-        if not isinstance(round_, int) or not 0 <= round_ < len(stage.seating):
+        if not isinstance(round_, int) or isinstance(round_, bool):
+            raise TournamentError("no_round", f"a round is a number, not {round_!r}", 404)
+        if not 0 <= round_ < len(stage.seating):
+            rounds = len(stage.seating)
             raise TournamentError(
-                "no_round", f"stage {stage.name!r} has rounds 0..{len(stage.seating) - 1}", 404
+                "no_round", f"{stage.name!r} has {rounds} rounds, not round {round_ + 1}", 404
             )
         return tournament, stage, round_
 
@@ -274,7 +286,7 @@ class TournamentState:
         record holds the cost change (plugin.seating.swap_players; negative is better)."""
         tournament, stage, r = self.seated(tid, index, round_)
         if r in stage.started:
-            raise TournamentError("round_started", f"round {r} has started: no swaps", 409)
+            raise TournamentError("round_started", f"round {r + 1} has started: no swaps", 409)
         for p in (a, b):
             if p not in stage.seated:
                 raise TournamentError("no_player", f"{p!r} does not play {stage.name!r}", 404)
@@ -283,6 +295,9 @@ class TournamentState:
         try:
             _, change = swap_players(problem, seating, round_index=r,
                                      a=stage.seated.index(a), b=stage.seated.index(b))  # fmt: skip
+        except InvalidSeating:
+            why = f"{a} and {b} trading places in round {r + 1} seats keep-apart partners together"
+            raise TournamentError("bad_swap", why, 409) from None
         except SeatingError as error:
             raise TournamentError("bad_swap", str(error), 409) from None
         return {"type": "tournament.swap", "tournament": tournament.id, "stage": index,
@@ -294,12 +309,14 @@ class TournamentState:
         tournament, stage, r = self.seated(tid, index, round_)
         assert isinstance(index, int)
         if r in stage.started:
-            raise TournamentError("round_started", f"round {r} of {stage.name!r} has started", 409)
+            raise TournamentError(
+                "round_started", f"round {r + 1} of {stage.name!r} has started", 409
+            )
         if index > 0 and not tournament.stages[index - 1].done:
             raise TournamentError("stage_not_finished", "the previous stage is not finished", 409)
         waiting = [n for n in range(r) if n not in stage.started]
         if waiting:
-            raise TournamentError("round_order", f"round {waiting[0]} starts first", 409)
+            raise TournamentError("round_order", f"round {waiting[0] + 1} starts first", 409)
         tables = [[stage.seated[i] for i in table] for table in stage.seating[r]]
         busy = self.playing(tournament)
         clash = sorted({p for table in tables for p in table} & busy)
@@ -314,9 +331,9 @@ class TournamentState:
     def finish_round(self, tid: object, index: object, round_: object) -> dict[str, Any]:
         tournament, stage, r = self.seated(tid, index, round_)
         if r not in stage.started:
-            raise TournamentError("round_not_started", f"round {r} has not started", 409)
+            raise TournamentError("round_not_started", f"round {r + 1} has not started", 409)
         if r in stage.finished:
-            raise TournamentError("round_finished", f"round {r} is finished", 409)
+            raise TournamentError("round_finished", f"round {r + 1} is finished", 409)
         return {"type": "tournament.round.finish", "tournament": tournament.id,
                 "stage": index, "round": r}  # fmt: skip
 
