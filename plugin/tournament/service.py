@@ -54,28 +54,55 @@ class Tournaments:
             return record
         raise TournamentError("busy", "the club's records are being written by others", 503)
 
+    async def commit(self, question: Question, *, source: str) -> dict[str, Any]:
+        """`change` for the event loop: the loop serves the tables while the log writes."""
+        for _ in range(ATTEMPTS):
+            self.refresh()
+            record = question(self.club.state, self.state)
+            try:
+                await self.club.log.commit_club(self.seq + 1, record, source=source)
+            except ClubConflict:
+                continue
+            self.refresh()
+            return record
+        raise TournamentError("busy", "the club's records are being written by others", 503)
+
     def create(self, fields: Mapping[str, object], *, source: str) -> dict[str, Any]:
         return self.change(lambda club, state: state.create(club, fields), source=source)
+
+    def plan(
+        self, tid: str, stage: int, players: list[str] | None, *, seed: int = 0,
+        seconds: float = SEAT_SECONDS, moves: int = Budget().moves,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Callable[[], Question]:  # fmt: skip
+        """Check a stage may be seated now; the computation of its seating (at most
+        `seconds` on `clock`; pure and slow: a server runs it off its loop), which answers
+        the question that stores it."""
+        self.refresh()
+        chosen = self.state.stage_players(tid, stage, players)
+        tournament = self.state.get(tid)
+        problem = problem_of(tournament.stage(stage), chosen, tournament.keep_apart)
+        budget = Budget(moves=moves, seconds=seconds, clock=clock)
+
+        def compute() -> Question:
+            try:
+                seating = optimise(problem, seed=seed, budget=budget)
+            except SeatingError as error:
+                raise TournamentError("impossible_seating", str(error), 409) from None
+            quality = cost(problem, seating)
+            return lambda _, state: state.seat(tid, stage, players, seating, quality)
+
+        return compute
 
     def seat(
         self, tid: str, stage: int = 0, *, players: list[str] | None = None, seed: int = 0,
         seconds: float = SEAT_SECONDS, moves: int = Budget().moves,
         clock: Callable[[], float] = time.monotonic, source: str,
     ) -> dict[str, Any]:  # fmt: skip
-        """Compute a stage's seating (at most `seconds` on `clock`) and store it."""
-        self.refresh()
-        chosen = self.state.stage_players(tid, stage, players)
-        tournament = self.state.get(tid)
-        problem = problem_of(tournament.stage(stage), chosen, tournament.keep_apart)
-        budget = Budget(moves=moves, seconds=seconds, clock=clock)
-        try:
-            seating = optimise(problem, seed=seed, budget=budget)
-        except SeatingError as error:
-            raise TournamentError("impossible_seating", str(error), 409) from None
-        quality = cost(problem, seating)
-        return self.change(
-            lambda _, state: state.seat(tid, stage, players, seating, quality), source=source
-        )
+        """Compute a stage's seating and store it."""
+        question = self.plan(tid, stage, players, seed=seed, seconds=seconds, moves=moves,
+                             clock=clock)  # fmt: skip
+        return self.change(question(), source=source)
 
     def swap(
         self, tid: str, stage: int, round_: int, a: str, b: str, *, source: str

@@ -236,7 +236,9 @@ class TournamentState:
         if not before.done:
             raise TournamentError("stage_not_finished",
                                   f"stage {before.name!r} is not finished", 409)  # fmt: skip
-        if not isinstance(chosen, list) or len(chosen) != stage.players:
+        if not isinstance(chosen, list) or not all(isinstance(p, str) for p in chosen):
+            raise TournamentError("bad_field", "a later stage's players are a list of ids")
+        if len(chosen) != stage.players:
             raise TournamentError(
                 "bad_field", f"stage {stage.name!r} takes {stage.players} players"
             )
