@@ -1,7 +1,7 @@
 """The layers' arrows point down only (ARCHITECTURE.md, "Layers").
 
     paths, bodies ← rules, signing ← host ← rooms, eventlog, voice, web, protocol ← sim, club ←
-    server ← cli, testing (scenario files sit beside protocol, above the engine)
+    tournament ← server ← cli, testing (scenario files sit beside protocol, above the engine)
 
 Every module's imports are read from its source (module level, inside functions and under
 TYPE_CHECKING alike); a module may import its own layer's package and the layers below it,
@@ -41,9 +41,11 @@ RANKS: dict[str, int] = {
     # The club (issue 33): roster, links, judges' sheets, standings; above the tables, the
     # web and the log it keeps its records in; the assembly mounts its routes.
     "plugin.club": 4,
-    "plugin.server": 5,
-    "plugin.cli": 6,
-    "testing": 6,
+    # Tournaments (issue 34): records in the club's log, over its roster and the seating.
+    "plugin.tournament": 5,
+    "plugin.server": 6,
+    "plugin.cli": 7,
+    "testing": 7,
 }
 # What the pure engine must never import (it gets time and seeds as data).
 RULES_FORBIDDEN = ("asyncio", "time", "random", "starlette", "aiortc", "livekit", "uvicorn")

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "voice": ("voice.cli", "voice_main", "the voice: list engines; a club's recorded voice"),
     "livekit": ("plugin.cli.livekit", "main", "host a table in a LiveKit room"),
     "player": ("plugin.cli.player", "main", "the club's roster: add, link, revoke, grant, list"),
+    "tournament": ("plugin.cli.tournament", "main", "a club's tournament: new, seat, show, ..."),
 }
 
 

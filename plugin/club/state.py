@@ -253,5 +253,7 @@ class ClubState:
             signed.history.append({"what": "corrected", "by": record["by"], "wall": wall,
                                    "reason": record["reason"], "before": record["before"],
                                    "after": after})  # fmt: skip
+        elif kind.startswith("tournament."):
+            pass  # a tournament's record, in the club's log: plugin.tournament folds it
         else:
             raise ValueError(f"not a club record: {kind!r}")

@@ -30,6 +30,7 @@ from plugin.host.registry import RoomFactory, VoiceFactory
 from plugin.host.silent import SilentVoice
 from plugin.protocol import sheet
 from plugin.signing import BadKeyFile, load_admin_key
+from plugin.tournament.api import tournament_routes
 from plugin.web.app import create_app
 from plugin.web.context import Server, ServerConfig
 from plugin.web.ice import server_ice_routes
@@ -113,7 +114,7 @@ def build(options: ServerOptions) -> Hosting:
         routes = (livekit_tables.routes,)
     routes = (*routes, protocol_routes)  # the end screen's protocol links, on either media
     club = ClubSite()  # the club above the tables (issue 33): its API, pages, lobby members
-    routes = (*routes, club_routes(club))
+    routes = (*routes, club_routes(club), tournament_routes(club))  # issue 34: its tournaments
     db_path, log = _event_log(options)
     config = ServerConfig(
         db_path=db_path,
