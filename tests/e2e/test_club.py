@@ -31,6 +31,7 @@ from plugin.signing import table_links
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.pages import page_routes
 from testing import serve
+from testing.browser import wait_for
 
 from .test_endscreen import play_to_the_end
 from .test_widget import LONG_MS, ROLES, SLOW, Game, open_page, screenshot
@@ -76,7 +77,7 @@ async def issue(admin: Page, nick: str, kind: str) -> str:
     row = admin.locator("#roster tr", has_text=nick)
     await row.locator("select").select_option(kind)
     await row.locator("button.issue-link").click()
-    await admin.wait_for_function(f"window.__admin.issued?.nick === {nick!r}")
+    await wait_for(admin, f"window.__admin?.issued?.nick === {nick!r}")
     link = await admin.evaluate("window.__admin.issued.link")
     assert isinstance(link, str) and "/club/me#token=" in link
     await admin.evaluate("window.__admin.reload()")
@@ -121,7 +122,7 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
             await admin.select_option("#club-settings select[name=language]", "uk")
             assert await admin.evaluate("document.documentElement.lang") == "en"  # Chromium's
             await admin.click("#club-settings button")  # the pages' default language now
-            await admin.wait_for_function("document.documentElement.lang === 'uk'")
+            await wait_for(admin, "document.documentElement.lang === 'uk'")
             assert "Клуб «Ніч»" in (await admin.text_content("#club-header") or "")
             await admin.wait_for_selector("#roster")
             for nick, city in (("Оля", "Київ"), ("Богдан", "Львів"), ("Ірина", "")):
@@ -148,7 +149,7 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
                 assert nick in (await me.text_content("#me-player") or "")
                 assert "token" not in me.url
                 lobby = await new_page(players[nick], game.links["invite"]["link"])
-                await lobby.wait_for_function(f"window.__lobby.lobby?.me?.name === {nick!r}")
+                await wait_for(lobby, f"window.__lobby?.lobby?.me?.name === {nick!r}")
                 assert await lobby.evaluate("window.__lobby.lobby.me.state") == "waiting"
                 players[nick].lobby = lobby  # type: ignore[attr-defined]
             console = await open_page(browser, game, "host")
@@ -157,7 +158,7 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
             for nick, seat in (("Оля", 1), ("Богдан", 2)):
                 page = players[nick].lobby  # type: ignore[attr-defined]
                 await page.wait_for_url("**/play")
-                await page.wait_for_function("window.__widget?.view?.you != null")
+                await wait_for(page, "window.__widget?.view?.you != null")
                 assert await page.evaluate("window.__widget.view.you") == seat
             assert game.table.settings.names[:2] == ("Оля", "Богдан")
 
@@ -217,15 +218,16 @@ async def test_players_join_a_judge_signs_and_the_standings_follow(
             await fix.click("#correct")
             await fix.wait_for_selector("#history li:nth-child(2)")
             await table.evaluate("window.__standings.reload()")
-            await table.wait_for_function(
-                "window.__standings.document.rows.find((r) => r.nick === 'Оля').total === 0.8"
+            await wait_for(
+                table,
+                "window.__standings.document.rows.find((r) => r.nick === 'Оля').total === 0.8",
             )
             assert (await standings_row(table, "Оля"))["extra"] == "-0.20"
             # the judge hosts the next game: a new table, its console opens from his page
             await judge.goto(f"{game.url}/club/me")
             await judge.click("#new-table")
             await judge.wait_for_url("**/host")
-            await judge.wait_for_function("window.__console?.view != null")
+            await wait_for(judge, "window.__console?.view != null")
             for page in (judge, table, profile, fix):
                 assert page.errors == [], page.errors  # type: ignore[attr-defined]
     finally:

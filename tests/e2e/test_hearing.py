@@ -20,6 +20,7 @@ from plugin.paths import ROOT
 from plugin.rooms.embedded import EmbeddedRoom
 from plugin.rooms.embedded.signalling import rtc_routes
 from testing import serve
+from testing.browser import wait_for
 from testing.hearing import heard_seats, score
 from testing.recogniser import Recogniser, write_wav
 from voice.announcer import Announcer
@@ -78,9 +79,9 @@ async def test_a_page_hears_the_tie_and_both_seats_through_webrtc(
     room, announcer, url = table
     page = await browser.new_page()
     await page.goto(url + "/")
-    await page.wait_for_function("window.ready === true")
+    await wait_for(page, "window.ready === true")
     await page.evaluate("([token]) => window.join('/rtc/t1/offer', token)", ["seat-2"])
-    await page.wait_for_function("window.room.pc.connectionState === 'connected'")
+    await wait_for(page, "window.room.pc.connectionState === 'connected'")
     await until(lambda: room.present == {2})
     await room.set_speakers(frozenset())
     rate = await start_recording(page, "bot", "window.room.remoteStream")
