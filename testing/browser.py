@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Browser, Frame, Page, Playwright
+from playwright.async_api import Error as PlaywrightError
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -65,12 +66,18 @@ async def wait_for(
     (issue 31, plugin/web/headers.py): Playwright builds that predicate with `eval`, which
     the policy refuses, while `evaluate` goes through the DevTools protocol. Polls
     `expression` (an expression, or a function called with `arg`) every `polling` ms until
-    it is truthy and answers it; TimeoutError after `timeout` ms."""
+    it is truthy and answers it; TimeoutError after `timeout` ms. An expression that throws
+    (a page between two documents has no `documentElement`, its scripts not yet loaded)
+    is not true yet, as in `wait_for_function`; the last error is the timeout's cause."""
     deadline = time.monotonic() + timeout / 1000
+    failure: PlaywrightError | None = None
     while True:
-        value = await page.evaluate(expression, arg)
+        try:
+            value = await page.evaluate(expression, arg)
+        except PlaywrightError as error:
+            value, failure = None, error
         if value:
             return value
         if time.monotonic() > deadline:
-            raise TimeoutError(f"not true within {timeout / 1000:g} s: {expression}")
+            raise TimeoutError(f"not true within {timeout / 1000:g} s: {expression}") from failure
         await asyncio.sleep(polling / 1000)
