@@ -129,7 +129,14 @@ async def test_with_no_bot_the_hosts_page_opens_every_microphone(livekit_server,
         for seat in ("seat-1", "seat-2", "seat-3"):
             assert held[seat].can_publish and held[seat].can_subscribe, held[seat]
             assert held[seat].can_publish_data  # nothing else of his changed
-        # A player's token is no room admin's: his page cannot do it.
+        # A player's token is no room admin's: his page cannot do it. Seat 2's microphone
+        # is closed first, so that a run which changed nothing cannot pass for a refusal.
+        closed = api.ParticipantPermission(
+            can_subscribe=True, can_publish=False, can_publish_data=True
+        )
+        await lkapi.room.update_participant(
+            api.UpdateParticipantRequest(room=ROOM, identity="seat-2", permission=closed)
+        )
         refused = await asyncio.create_subprocess_exec(
             node, "--input-type=module", "-e",
             script.replace(json.dumps(host_token(creds, ROOM)),
@@ -138,3 +145,6 @@ async def test_with_no_bot_the_hosts_page_opens_every_microphone(livekit_server,
         )  # fmt: skip
         await asyncio.wait_for(refused.communicate(), 30)
         assert refused.returncode != 0
+        answer = await lkapi.room.list_participants(api.ListParticipantsRequest(room=ROOM))
+        still = {p.identity: p.permission for p in answer.participants}["seat-2"]
+        assert not still.can_publish, still
