@@ -112,10 +112,13 @@ async def test_with_no_bot_the_hosts_page_opens_every_microphone(livekit_server,
             await player.join()
             stack.push_async_callback(player.leave)
         module = ROOT / "plugin" / "web" / "static" / "livekit" / "open-microphones.js"
+        # One token, signed once: a token signed again a second later is another string, and
+        # the player's run below would silently keep the host's token.
+        admin = host_token(creds, ROOM)
         script = (
             f"import({json.dumps(module.as_uri())}).then(async (m) => console.log(JSON.stringify("
             f"await m.openEveryMicrophone({{url: {json.dumps(creds.url)}, "
-            f"token: {json.dumps(host_token(creds, ROOM))}, room: {json.dumps(ROOM)}}}))))"
+            f"token: {json.dumps(admin)}, room: {json.dumps(ROOM)}}}))))"
         )
         done = await asyncio.create_subprocess_exec(
             node, "--input-type=module", "-e", script, stdout=asyncio.subprocess.PIPE,
@@ -137,10 +140,10 @@ async def test_with_no_bot_the_hosts_page_opens_every_microphone(livekit_server,
         await lkapi.room.update_participant(
             api.UpdateParticipantRequest(room=ROOM, identity="seat-2", permission=closed)
         )
+        as_player = script.replace(json.dumps(admin), json.dumps(player_token(creds, ROOM, 2)))
+        assert as_player != script
         refused = await asyncio.create_subprocess_exec(
-            node, "--input-type=module", "-e",
-            script.replace(json.dumps(host_token(creds, ROOM)),
-                           json.dumps(player_token(creds, ROOM, 2))),
+            node, "--input-type=module", "-e", as_player,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         await asyncio.wait_for(refused.communicate(), 30)
