@@ -7,11 +7,16 @@ roster (the server sees it at its next request).
         [--preset classic] [--system fiim] [--hide-extras-from STAGE]
     autohost tournament seat ID [--stage N] [--players NICK,...] [--seconds S] [--seed N]
     autohost tournament swap ID ROUND NICK NICK [--stage N]   # before the round starts
-    autohost tournament start|finish ID ROUND [--stage N]
+    autohost tournament start ID ROUND [--stage N] [--server URL [--admin-key-file F]]
+    autohost tournament finish ID ROUND [--stage N]
     autohost tournament show ID
     common: [--db var/autohost.db] [--json]
 
-Stages and rounds are numbered from 1 here, as the organiser counts them.
+Stages and rounds are numbered from 1 here, as the organiser counts them. `start` makes
+the round's tables (plugin.tournament.rounds): with --server through the running server
+(POST /api/club/tournaments/{id}/start, its bots host them at once), else written into the
+log (a server opens each at its first use). A start cut short is finished by running it
+again.
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plugin.club import Club, ClubError
-from plugin.tournament import Tournament, Tournaments
+from plugin.tournament import Tournament, Tournaments, rounds
+
+if TYPE_CHECKING:
+    from plugin.eventlog import EventLog
 
 DEFAULT_DB = "var/autohost.db"
 
@@ -61,6 +69,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         command.add_argument("id")
         command.add_argument("round", type=int)
         command.add_argument("--stage", type=int, default=1)
+        if name == "start":
+            command.add_argument("--server", default=None, help="start it through this server")
+            command.add_argument("--admin-key-file", type=Path, default=None,
+                                 help="with --server; default: $AUTOHOST_ADMIN_KEY or "
+                                 "<db>.admin-key")  # fmt: skip
     show = commands.add_parser("show", parents=[common], help="a tournament and its seating")
     show.add_argument("id")
     return parser.parse_args(argv)
@@ -73,12 +86,14 @@ def main(argv: list[str]) -> int:
     from plugin.signing import Signer, load_secret, secret_path_for
 
     files = POSTGRES_FILES if is_url(args.db) else Path(args.db)
+    if args.command == "start" and args.server:
+        return _start_remote(args, files)
     log = open_log(args.db)
     assert isinstance(log, EventLog)  # open_log's log is the core
     tournaments = Tournaments(Club(log, Signer(load_secret(secret_path_for(files)))))
     try:
         tournaments.refresh()
-        answer, text = _run(tournaments, args)
+        answer, text = _run(tournaments, log, args)
     except ClubError as refusal:
         print(f"autohost tournament: {refusal.message}", file=sys.stderr)
         return 1
@@ -104,7 +119,39 @@ def _stage(text: str) -> dict[str, Any]:
             "games": int(parts[3])}  # fmt: skip
 
 
-def _run(tournaments: Tournaments, args: argparse.Namespace) -> tuple[object, str]:
+def _start_remote(args: argparse.Namespace, files: Path) -> int:
+    """POST /api/club/tournaments/{id}/start on a running server, with its admin key."""
+    import httpx
+
+    from plugin.signing import load_admin_key, read_admin_key_file
+
+    given = read_admin_key_file(args.admin_key_file) if args.admin_key_file else None
+    url = f"{args.server.rstrip('/')}/api/club/tournaments/{args.id}/start"
+    try:
+        reply = httpx.post(url, json={"stage": args.stage - 1, "round": args.round - 1},
+                           headers={"Authorization": f"Bearer {load_admin_key(files, given)}"},
+                           timeout=60)  # fmt: skip
+        answer = reply.json()
+    except (httpx.HTTPError, ValueError) as error:
+        print(f"autohost tournament: no answer from {args.server}: {error}", file=sys.stderr)
+        return 1
+    if reply.status_code != 201:
+        print(f"autohost tournament: {answer.get('message', answer)}", file=sys.stderr)
+    if "tables" in answer:
+        print(json.dumps(answer, ensure_ascii=False) if args.json else _started(args, answer))
+    return 0 if reply.status_code == 201 else 1
+
+
+def _started(args: argparse.Namespace, answer: dict[str, Any]) -> str:
+    lines = [f"round {args.round} started"]
+    for table in answer["tables"]:
+        failed = f" (not made: {table['failed']})" if "failed" in table else ""
+        nicks = ", ".join(table["nicks"])
+        lines.append(f"table {table['table']}: {nicks} (at table {table['id']}){failed}")
+    return "\n".join(lines)
+
+
+def _run(tournaments: Tournaments, log: EventLog, args: argparse.Namespace) -> tuple[object, str]:
     src = "cli"
     if args.command == "new":
         fields = {"name": args.name, "players": _split(args.players), "tables": args.tables,
@@ -132,11 +179,8 @@ def _run(tournaments: Tournaments, args: argparse.Namespace) -> tuple[object, st
                         f"{change['total']:+g} (meetings {change['meetings']:+g}, seats "
                         f"{change['seats']:+g}, tables {change['tables']:+g})")  # fmt: skip
     if args.command == "start":
-        record = tournaments.start_round(args.id, stage, args.round - 1, source=src)
-        nick = tournaments.club.state.nick_of
-        lines = [f"table {t['table']}: " + ", ".join(nick(p) for p in t["seats"])
-                 for t in record["tables"]]  # fmt: skip
-        return record, "\n".join([f"round {args.round} started", *lines])
+        started = rounds.start_in_log(tournaments, log, args.id, stage, args.round - 1, source=src)
+        return started, _started(args, started)
     record = tournaments.finish_round(args.id, stage, args.round - 1, source=src)
     return record, f"round {args.round} finished"
 

@@ -13,7 +13,8 @@ from plugin.scoring import Game, ScoringError, Seat, game_from_protocol
 
 
 def seated_players(records: Iterable[Mapping[str, Any]]) -> dict[int, str]:
-    """Seat -> club player id, from a table's lobby records (the members it seated)."""
+    """Seat -> club player id, from a table's lobby records (the members it seated) and its
+    `club.seat` records (a tournament's table: its seats' players, a replacement's after)."""
     members: dict[str, str] = {}  # lobby entry -> player id
     seats: dict[int, str] = {}
     for record in records:
@@ -24,6 +25,8 @@ def seated_players(records: Iterable[Mapping[str, Any]]) -> dict[int, str]:
             members.pop(record.get("entry", ""), None)
         elif kind == "lobby.seat" and record.get("entry") in members:
             seats[int(record["seat"])] = members[record["entry"]]
+        elif kind == "club.seat":
+            seats.update((int(seat), player) for seat, player in record["seats"].items())
     return seats
 
 

@@ -10,7 +10,8 @@ an admin's (the admin key or an admin's personal link):
     GET  /api/club/tournaments/{id}            one, with its seating (public)
     POST /api/club/tournaments/{id}/seat       {stage?, players?, seed?, seconds?}      admin
     POST /api/club/tournaments/{id}/swap       {stage?, round, a, b}: the cost change   admin
-    POST /api/club/tournaments/{id}/start      {stage?, round}: its tables and seats    admin
+    POST /api/club/tournaments/{id}/start      {stage?, round}: its tables made and
+                                               hosted (plugin.tournament.rounds)        admin
     POST /api/club/tournaments/{id}/finish     {stage?, round}                          admin
 
 Stages and rounds are numbered from 0 here, as the records number them. A seating is
@@ -29,8 +30,10 @@ from starlette.routing import BaseRoute, Route
 
 from plugin.club.api import body_of, guarded, require
 from plugin.club.site import ClubSite
+from plugin.host.registry import Registry
 from plugin.web.context import Server
 
+from . import rounds
 from .service import SEAT_SECONDS, Tournaments
 from .state import TournamentError
 
@@ -49,6 +52,13 @@ class TournamentSite:
             self._tournaments = Tournaments(club)
         self._tournaments.refresh()
         return self._tournaments
+
+
+def registry_of(site: ClubSite) -> Registry:
+    server = site.server
+    if server is None or server.registry is None:
+        raise TournamentError("not_ready", "the server is starting or stopping", 503)
+    return server.registry
 
 
 def _number(body: dict[str, Any], key: str, default: int | None = None) -> int:
@@ -97,8 +107,14 @@ def tournament_api_routes(site: ClubSite) -> list[BaseRoute]:
             if kind == "swap":
                 a, b = body.get("a"), body.get("b")
                 ask = lambda _, s: s.swap(tid, stage, round_, a, b)  # noqa: E731
-            elif kind == "start":
-                ask = lambda _, s: s.start_round(tid, stage, round_)  # noqa: E731
+            elif kind == "start":  # made and hosted here; a start cut short is finished
+                started = await rounds.start(here.tournaments, registry_of(site), tid, stage,
+                                             round_, source=caller.source)  # fmt: skip
+                if started["complete"]:
+                    return JSONResponse(started, status_code=201)
+                why = "some tables could not be made here: start the round again to make them"
+                return JSONResponse({"error": "round_incomplete", "message": why, **started},
+                                    status_code=503)  # fmt: skip
             else:
                 ask = lambda _, s: s.finish_round(tid, stage, round_)  # noqa: E731
             return await here.tournaments.commit(ask, source=caller.source)

@@ -73,6 +73,24 @@ class Stage:
 
 
 @dataclass(slots=True, kw_only=True)
+class RoundTable:
+    """A started round's table as a server hosts it (plugin.tournament.rounds): its id, and
+    who sits at each seat now (the seating's player, or the one who replaced him), and the
+    seats the judges started without their player."""
+
+    id: str
+    stage: int
+    round: int
+    number: int  # 1.. in the round
+    seats: list[str]  # player ids, seat 1 first
+    absent: set[int] = field(default_factory=set)
+
+    def view(self) -> dict[str, Any]:
+        return {"id": self.id, "stage": self.stage, "round": self.round, "table": self.number,
+                "seats": list(self.seats), "absent": sorted(self.absent)}  # fmt: skip
+
+
+@dataclass(slots=True, kw_only=True)
 class Tournament:
     id: str
     name: str
@@ -82,6 +100,9 @@ class Tournament:
     system: str
     keep_apart: list[tuple[str, str]]
     hide_extras_from: int | None  # judges' extra points hidden from this stage on
+    tables: dict[str, RoundTable] = field(default_factory=dict)  # the rounds' tables by id
+    links: dict[str, int] = field(default_factory=dict)  # player -> his tournament link's
+    revoked: set[str] = field(default_factory=set)  # generation; players whose link is off
 
     def stage(self, index: object) -> Stage:
         if not isinstance(index, int) or isinstance(index, bool):
@@ -96,7 +117,8 @@ class Tournament:
         return {"id": self.id, "name": self.name, "players": list(self.players),
                 "stages": [s.view() for s in self.stages], "preset": self.preset,
                 "system": self.system, "keep_apart": [list(p) for p in self.keep_apart],
-                "hide_extras_from": self.hide_extras_from}  # fmt: skip
+                "hide_extras_from": self.hide_extras_from,
+                "tables": [t.view() for t in self.tables.values()]}  # fmt: skip
 
 
 def _count(raw: object, what: str, low: int = 1) -> int:
@@ -341,10 +363,18 @@ class TournamentState:
 
     @staticmethod
     def playing(tournament: Tournament) -> set[str]:
-        """Players at a table of a started, unfinished round."""
-        return {stage.seated[i] for stage in tournament.stages
-                for r in stage.started - stage.finished
-                for table in stage.seating[r] for i in table}  # fmt: skip
+        """Players at a table of a started, unfinished round (at its hosted tables: who
+        sits there now, a replacement too)."""
+        busy: set[str] = set()
+        for n, stage in enumerate(tournament.stages):
+            for r in stage.started - stage.finished:
+                hosted = [t for t in tournament.tables.values() if (t.stage, t.round) == (n, r)]
+                if hosted:
+                    busy |= {p for t in hosted for s, p in enumerate(t.seats, 1)
+                             if s not in t.absent}  # fmt: skip
+                else:
+                    busy |= {stage.seated[i] for table in stage.seating[r] for i in table}
+        return busy
 
     # --- the one place tournaments change ------------------------------------------------
 
@@ -361,6 +391,9 @@ class TournamentState:
             return
         if not kind.startswith("tournament."):
             return
+        if kind in TABLE_RECORDS:
+            _apply_table_record(self.tournaments[record["tournament"]], record)
+            return
         stage = self.tournaments[record["tournament"]].stages[record["stage"]]
         if kind == "tournament.seat":
             stage.seated = list(record["players"])
@@ -373,10 +406,37 @@ class TournamentState:
             stage.cost = {k: v + record["change"][k] for k, v in stage.cost.items()}
         elif kind == "tournament.round.start":
             stage.started.add(record["round"])
+            tournament = self.tournaments[record["tournament"]]
+            for table in record["tables"]:  # their ids: the tables a server hosts (rounds.py)
+                if "id" in table:
+                    tournament.tables[table["id"]] = RoundTable(
+                        id=table["id"], stage=record["stage"], round=record["round"],
+                        number=table["table"], seats=list(table["seats"]))  # fmt: skip
         elif kind == "tournament.round.finish":
             stage.finished.add(record["round"])
         else:
             raise ValueError(f"not a tournament record: {kind!r}")
+
+
+# The records of a round's tables, its players' links (plugin.tournament.rounds, .links).
+TABLE_RECORDS = ("tournament.replace", "tournament.absent", "tournament.link",
+                 "tournament.link.revoke")  # fmt: skip
+
+
+def _apply_table_record(tournament: Tournament, record: Mapping[str, Any]) -> None:
+    kind = record["type"]
+    if kind == "tournament.link":
+        tournament.links[record["player"]] = record["generation"]
+        tournament.revoked.discard(record["player"])
+    elif kind == "tournament.link.revoke":
+        tournament.revoked.add(record["player"])
+    else:
+        table, seat = tournament.tables[record["table"]], record["seat"]
+        if kind == "tournament.replace":
+            table.seats[seat - 1] = record["player"]
+            table.absent.discard(seat)
+        else:
+            table.absent.add(seat)
 
 
 def fold(records: Iterable[Mapping[str, Any]]) -> TournamentState:

@@ -58,7 +58,7 @@ def test_create_seat_swap_start_over_rest(tmp_path: Path) -> None:
         assert swap.status_code == 200 and set(swap.json()["change"]) >= {"total", "seats"}
         start = client.post("/api/club/tournaments/t1/start", json={"round": 0},
                             headers=AS_ADMIN)  # fmt: skip
-        assert start.status_code == 200 and start.json()["tables"][0]["seats"][0] == b
+        assert start.status_code == 201 and start.json()["tables"][0]["seats"][0] == b
         before = written(db)
         again = client.post("/api/club/tournaments/t1/start", json={"round": 0},
                             headers=AS_ADMIN)  # fmt: skip

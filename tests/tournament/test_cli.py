@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from plugin.cli import main
+from plugin.club.games import seated_players
 from plugin.eventlog import EventLog, open_log
 
 
@@ -23,6 +24,16 @@ def written(db: str) -> int:
     assert isinstance(log, EventLog)
     try:
         return len(log.club_records(0))
+    finally:
+        log.close()
+
+
+def tables_in(db: str) -> dict[str, dict[int, str]]:
+    """Each table in the log: its seats' club players (the judge's sheet reads them)."""
+    log = open_log(db)
+    try:
+        return {table_id: seated_players(e.record for e in log.entries(table_id))
+                for table_id, _ in log.tables(archived=True)}  # fmt: skip
     finally:
         log.close()
 
@@ -56,8 +67,12 @@ def test_new_seat_swap_start_show(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert status == 0 and out.splitlines()[1].startswith(
         f"table 1: {arg(b).removeprefix('guest:')},"
     )
+    made = tables_in(db)  # every table of the round, seated, for a server to open
+    assert len(made) == 2 and all(f"(at table {t})" in out for t in made)
+    assert all(sorted(seats) == list(range(1, 11)) for seats in made.values())
     before = written(db)
     status, _, err = run(capsys, "tournament", "start", "t1", "1", "--db", db)
     assert status == 1 and "round 1 of 'qualifying' has started" in err and written(db) == before
+    assert tables_in(db) == made
     status, out, _ = run(capsys, "tournament", "show", "t1", "--db", db)
     assert "round 1 (playing)" in out and "round 2 (not started)" in out
