@@ -38,6 +38,8 @@ from plugin.seating import (
 )
 from plugin.seating.problem import freeze
 
+from . import played
+
 MAX_STAGES = 5
 MAX_PLAYERS = 500
 MAX_NAME = 60
@@ -82,6 +84,14 @@ class Tournament:
     system: str
     keep_apart: list[tuple[str, str]]
     hide_extras_from: int | None  # judges' extra points hidden from this stage on
+    # its games (plugin.tournament.played): table id -> (stage, round, table number from 1)
+    tables: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    revealed: bool = False  # the organiser revealed the hidden extra points
+
+    @property
+    def over(self) -> bool:
+        """Every stage played to its end."""
+        return all(stage.done for stage in self.stages)
 
     def stage(self, index: object) -> Stage:
         if not isinstance(index, int) or isinstance(index, bool):
@@ -96,7 +106,9 @@ class Tournament:
         return {"id": self.id, "name": self.name, "players": list(self.players),
                 "stages": [s.view() for s in self.stages], "preset": self.preset,
                 "system": self.system, "keep_apart": [list(p) for p in self.keep_apart],
-                "hide_extras_from": self.hide_extras_from}  # fmt: skip
+                "hide_extras_from": self.hide_extras_from, "revealed": self.revealed,
+                "over": self.over,
+                "tables": {t: list(where) for t, where in self.tables.items()}}  # fmt: skip
 
 
 def _count(raw: object, what: str, low: int = 1) -> int:
@@ -146,6 +158,7 @@ class TournamentState:
 
     def __init__(self) -> None:
         self.tournaments: dict[str, Tournament] = {}
+        self.signed: set[str] = set()  # every game whose judge's sheet is signed
 
     def get(self, tid: object) -> Tournament:
         if isinstance(tid, str) and tid in self.tournaments:
@@ -358,6 +371,9 @@ class TournamentState:
                 system=record["system"], keep_apart=[(a, b) for a, b in record["keep_apart"]],
                 hide_extras_from=record["hide_extras_from"],
             )  # fmt: skip
+            return
+        if kind == "sheet.sign" or kind in played.RECORDS:
+            played.apply(self, record)  # a game linked, signed; the extras revealed
             return
         if not kind.startswith("tournament."):
             return
