@@ -10,6 +10,9 @@ roster (the server sees it at its next request).
     autohost tournament start ID ROUND [--stage N] [--server URL [--admin-key-file F]]
     autohost tournament finish ID ROUND [--stage N]
     autohost tournament show ID
+    autohost tournament standings ID [--csv] [--public]   # stages, overall, final results
+    autohost tournament link ID ROUND TABLE TABLE_ID [--stage N]   # a club table's game
+    autohost tournament reveal ID             # the judges' hidden extra points, to all
     common: [--db var/autohost.db] [--json]
 
 Stages and rounds are numbered from 1 here, as the organiser counts them. `start` makes
@@ -29,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from plugin.club import Club, ClubError
 from plugin.tournament import Tournament, Tournaments, rounds
+from plugin.tournament.exports import document, to_csv
+from plugin.tournament.exports import text as standings_text
 
 if TYPE_CHECKING:
     from plugin.eventlog import EventLog
@@ -76,6 +81,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                                  "<db>.admin-key")  # fmt: skip
     show = commands.add_parser("show", parents=[common], help="a tournament and its seating")
     show.add_argument("id")
+    table = commands.add_parser("standings", parents=[common], help="standings and results")
+    table.add_argument("id")
+    table.add_argument("--csv", action="store_true", help="print them as CSV")
+    table.add_argument("--public", action="store_true", help="as the public sees them")
+    link = commands.add_parser("link", parents=[common], help="link a table to a round's")
+    link.add_argument("id")
+    link.add_argument("round", type=int)
+    link.add_argument("table", type=int)
+    link.add_argument("table_id")
+    link.add_argument("--stage", type=int, default=1)
+    reveal = commands.add_parser("reveal", parents=[common], help="reveal the hidden extras")
+    reveal.add_argument("id")
     return parser.parse_args(argv)
 
 
@@ -164,6 +181,12 @@ def _run(tournaments: Tournaments, log: EventLog, args: argparse.Namespace) -> t
     if args.command == "show":
         tournament = tournaments.state.get(args.id)
         return tournament.view(), show(tournaments, tournament)
+    if args.command == "standings":
+        doc = document(tournaments.state, tournaments.live, args.id,
+                       tournaments.club.state.nick_of, judge=not args.public)  # fmt: skip
+        return doc, to_csv(doc).rstrip("\r\n") if args.csv else standings_text(doc)
+    if args.command == "reveal":
+        return tournaments.reveal(args.id, source=src), "the judges' extra points are public"
     stage = args.stage - 1
     if args.command == "seat":
         chosen = None if args.players is None else [_id(tournaments, p) for p in
@@ -178,6 +201,10 @@ def _run(tournaments: Tournaments, log: EventLog, args: argparse.Namespace) -> t
         return record, (f"swapped {args.a} and {args.b} in round {args.round}: cost "
                         f"{change['total']:+g} (meetings {change['meetings']:+g}, seats "
                         f"{change['seats']:+g}, tables {change['tables']:+g})")  # fmt: skip
+    if args.command == "link":
+        record = tournaments.link_table(args.id, stage, args.round - 1, args.table,
+                                        args.table_id, source=src)  # fmt: skip
+        return record, f"table {args.table_id} is table {args.table} of round {args.round}"
     if args.command == "start":
         started = rounds.start_in_log(tournaments, log, args.id, stage, args.round - 1, source=src)
         return started, _started(args, started)

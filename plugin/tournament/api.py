@@ -13,6 +13,8 @@ an admin's (the admin key or an admin's personal link):
     POST /api/club/tournaments/{id}/start      {stage?, round}: its tables made and
                                                hosted (plugin.tournament.rounds)        admin
     POST /api/club/tournaments/{id}/finish     {stage?, round}                          admin
+    GET  /api/club/tournaments/{id}/standings[.csv|.json]; POST .../tables, .../reveal;
+    GET  /club/tournaments/{id}                (plugin.tournament.page)
 
 Stages and rounds are numbered from 0 here, as the records number them. A seating is
 computed off the event loop (the tables go on meanwhile), within `seconds` (60 at most).
@@ -34,6 +36,7 @@ from plugin.host.registry import Registry
 from plugin.web.context import Server
 
 from . import rounds
+from .page import standings_routes
 from .service import SEAT_SECONDS, Tournaments
 from .state import TournamentError
 
@@ -129,7 +132,8 @@ def tournament_api_routes(site: ClubSite) -> list[BaseRoute]:
         ("/api/club/tournaments/{id}/start", change("start"), ["POST"]),
         ("/api/club/tournaments/{id}/finish", change("finish"), ["POST"]),
     ]
-    return [Route(path, guarded(handler), methods=methods) for path, handler, methods in routes]
+    listed = [Route(path, guarded(handler), methods=methods) for path, handler, methods in routes]
+    return [*listed, *standings_routes(here)]  # the standings, their exports and page
 
 
 def tournament_routes(site: ClubSite) -> Callable[[Server], Sequence[BaseRoute]]:

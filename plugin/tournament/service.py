@@ -19,6 +19,8 @@ from plugin.club import Club, ClubState
 from plugin.eventlog import ClubConflict
 from plugin.seating import Budget, SeatingError, cost, optimise
 
+from . import played
+from .standings import Live, top
 from .state import TournamentError, TournamentState, problem_of
 
 ATTEMPTS = 5  # records taken by other writers in a row before the change is refused
@@ -32,6 +34,7 @@ class Tournaments:
     def __init__(self, club: Club) -> None:
         self.club = club
         self.state = TournamentState()
+        self.live = Live()  # the standings, live from the signed sheets
         self.seq = 0  # the last club record folded
 
     def refresh(self) -> None:
@@ -39,6 +42,7 @@ class Tournaments:
         self.club.refresh()
         for entry in self.club.log.club_records(self.seq):
             self.state.apply(entry.record)
+            self.live.fold(entry.record, self.state)
             self.seq = entry.seq
 
     def change(self, question: Question, *, source: str) -> dict[str, Any]:
@@ -79,6 +83,9 @@ class Tournaments:
         `seconds` on `clock`; pure and slow: a server runs it off its loop), which answers
         the question that stores it."""
         self.refresh()
+        if players is None and stage > 0:  # a later stage: the top of the one before
+            self.state.get(tid).stage(stage)
+            players = top(self.state, self.live, tid, stage)
         chosen = self.state.stage_players(tid, stage, players)
         tournament = self.state.get(tid)
         problem = problem_of(tournament.stage(stage), chosen, tournament.keep_apart)
@@ -90,7 +97,7 @@ class Tournaments:
             except SeatingError as error:
                 raise TournamentError("impossible_seating", str(error), 409) from None
             quality = cost(problem, seating)
-            return lambda _, state: state.seat(tid, stage, players, seating, quality)
+            return lambda _, state: state.seat(tid, stage, chosen, seating, quality)
 
         return compute
 
@@ -115,3 +122,17 @@ class Tournaments:
 
     def finish_round(self, tid: str, stage: int, round_: int, *, source: str) -> dict[str, Any]:
         return self.change(lambda _, s: s.finish_round(tid, stage, round_), source=source)
+
+    def link_table(
+        self, tid: str, stage: int, round_: int, table_no: int, table_id: str, *, source: str
+    ) -> dict[str, Any]:
+        """Link club table `table_id` to table `table_no` (from 1) of a started round: its
+        signed sheet counts in the standings (plugin.tournament.played)."""
+        return self.change(
+            lambda _, s: played.link_table(s, tid, stage, round_, table_no, table_id),
+            source=source,
+        )
+
+    def reveal(self, tid: str, *, source: str) -> dict[str, Any]:
+        """The organiser reveals the judges' hidden extra points."""
+        return self.change(lambda _, s: played.reveal(s, tid), source=source)

@@ -38,6 +38,8 @@ from plugin.seating import (
 )
 from plugin.seating.problem import freeze
 
+from . import played
+
 MAX_STAGES = 5
 MAX_PLAYERS = 500
 MAX_NAME = 60
@@ -85,6 +87,11 @@ class RoundTable:
     seats: list[str]  # player ids, seat 1 first
     absent: set[int] = field(default_factory=set)
 
+    @property
+    def where(self) -> tuple[int, int, int]:
+        """(stage, round, table number) of this table."""
+        return (self.stage, self.round, self.number)
+
     def view(self) -> dict[str, Any]:
         return {"id": self.id, "stage": self.stage, "round": self.round, "table": self.number,
                 "seats": list(self.seats), "absent": sorted(self.absent)}  # fmt: skip
@@ -103,6 +110,12 @@ class Tournament:
     tables: dict[str, RoundTable] = field(default_factory=dict)  # the rounds' tables by id
     links: dict[str, int] = field(default_factory=dict)  # player -> his tournament link's
     revoked: set[str] = field(default_factory=set)  # generation; players whose link is off
+    revealed: bool = False  # the organiser revealed the hidden extra points
+
+    @property
+    def over(self) -> bool:
+        """Every stage played to its end."""
+        return all(stage.done for stage in self.stages)
 
     def stage(self, index: object) -> Stage:
         if not isinstance(index, int) or isinstance(index, bool):
@@ -117,8 +130,8 @@ class Tournament:
         return {"id": self.id, "name": self.name, "players": list(self.players),
                 "stages": [s.view() for s in self.stages], "preset": self.preset,
                 "system": self.system, "keep_apart": [list(p) for p in self.keep_apart],
-                "hide_extras_from": self.hide_extras_from,
-                "tables": [t.view() for t in self.tables.values()]}  # fmt: skip
+                "hide_extras_from": self.hide_extras_from, "revealed": self.revealed,
+                "over": self.over, "tables": [t.view() for t in self.tables.values()]}  # fmt: skip
 
 
 def _count(raw: object, what: str, low: int = 1) -> int:
@@ -168,6 +181,7 @@ class TournamentState:
 
     def __init__(self) -> None:
         self.tournaments: dict[str, Tournament] = {}
+        self.signed: set[str] = set()  # every game whose judge's sheet is signed
 
     def get(self, tid: object) -> Tournament:
         if isinstance(tid, str) and tid in self.tournaments:
@@ -388,6 +402,9 @@ class TournamentState:
                 system=record["system"], keep_apart=[(a, b) for a, b in record["keep_apart"]],
                 hide_extras_from=record["hide_extras_from"],
             )  # fmt: skip
+            return
+        if kind == "sheet.sign" or kind in played.RECORDS:
+            played.apply(self, record)  # a game linked, signed; the extras revealed
             return
         if not kind.startswith("tournament."):
             return

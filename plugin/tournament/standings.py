@@ -1,0 +1,192 @@
+"""A tournament's live standings (issue 34), from its linked tables' signed judge's sheets
+(plugin.tournament.played, plugin.club.sheets): per stage, overall (every stage's games
+together) and the final results, under the scoring system chosen at creation.
+
+Theory of operation:
+- `Live.fold` takes the club's records one at a time, after TournamentState.apply: a sheet
+  signed or corrected (kept as the record has it), a table linked. Each game of a linked
+  table puts its seats' scores into its stage's standings and the overall standings
+  (plugin.scoring.Standings: exact sums, a correction replaces the game's old scores), so a
+  signed sheet counts at once, and the standings equal a recomputation from the records in
+  any order (`recompute`; tests/tournament/test_standings.py holds it with hypothesis).
+- Who a seat is: the player the signed sheet names (the lobby's member, or an admin's
+  correction); a seat the sheet leaves to a guest is the seating's player of that table and
+  seat (a tournament's player who came without his personal link).
+- Hidden extras (issue 34: "the stage from which judges' extra points are hidden from the
+  public standings"): each game of a stage from `hide_extras_from` on is also scored as the
+  public sees it, without the judges' parts of the sheet that move the extra column (their
+  extra points and auto-bonus removals), into public standings of their own. The public
+  sees those until the organiser reveals the extras or the tournament is over; judges and
+  admins always see the whole.
+- Ranking: the system's tie-breaks in turn (config/scoring/fiim.toml [ranking], as
+  mafiaratings' compare_scores: total, then extra + penalty + best move, then wins, then
+  wins as sheriff or don, then first-night deaths); players equal on all share a place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from plugin.club.games import game_from_record
+from plugin.scoring import (
+    ScoringSystem,
+    SeatScore,
+    Standings,
+    load_system,
+    score_game,
+    sheet_from_json,
+)
+
+from .state import Tournament, TournamentError, TournamentState
+
+JUDGES_PARTS = ("extra", "auto_bonus_removed")  # what the public does not see while hidden
+
+
+@cache
+def system_of(name: str) -> ScoringSystem:
+    """A scoring system, read once (its file does not change while the server runs)."""
+    return load_system(name)
+
+
+@dataclass(slots=True)
+class Tables:
+    """One tournament's standings: per stage and overall, the whole and the public's."""
+
+    stages: list[Standings]
+    overall: Standings
+    public_stages: list[Standings]
+    public_overall: Standings
+    games: dict[str, int] = field(default_factory=dict)  # game id -> its stage
+
+
+def _new(tournament: Tournament) -> Tables:
+    system = system_of(tournament.system)
+    count = len(tournament.stages)
+    return Tables(stages=[Standings(system) for _ in range(count)], overall=Standings(system),
+                  public_stages=[Standings(system) for _ in range(count)],
+                  public_overall=Standings(system))  # fmt: skip
+
+
+def hidden(tournament: Tournament, stage: int) -> bool:
+    """Whether the public sees this stage's games without the judges' extras now."""
+    start = tournament.hide_extras_from
+    return (
+        start is not None and stage >= start and not tournament.revealed and not (tournament.over)
+    )
+
+
+def scores(
+    tournament: Tournament, where: tuple[int, int, int], game: Mapping[str, Any],
+    sheet: Mapping[str, Any], *, public: bool = False,
+) -> tuple[SeatScore, ...]:  # fmt: skip
+    """A linked game's seat scores under the tournament's system (`public`: without the
+    judges' extras)."""
+    stage_index, round_, table_no = where
+    stage = tournament.stages[stage_index]
+    seating = stage.seating[round_][table_no - 1]
+    seats = []
+    for seat in game["seats"]:
+        player, number = seat["player"], seat["seat"]
+        if player.startswith("guest:") and 1 <= number <= len(seating):
+            player = stage.seated[seating[number - 1]]
+        seats.append({**seat, "player": player})
+    parsed = game_from_record({**game, "seats": seats})
+    system = system_of(tournament.system)
+    parts = {k: v for k, v in sheet.items() if not (public and k in JUDGES_PARTS)}
+    return score_game(system, parsed, sheet_from_json(parts, parsed, system))
+
+
+class Live:
+    """Every tournament's standings, kept live record by record (see the module)."""
+
+    def __init__(self) -> None:
+        self.sheets: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}  # game, sheet
+        self.tables: dict[str, Tables] = {}
+
+    def fold(self, record: Mapping[str, Any], state: TournamentState) -> None:
+        """One club record, already applied to `state`."""
+        kind = record["type"]
+        if kind in ("sheet.sign", "sheet.correct"):
+            self.sheets[record["game_id"]] = (record["game"], record["sheet"])
+            self._put(state, record["game_id"])
+        elif kind == "tournament.table":
+            self._put(state, record["table_id"])
+
+    def _put(self, state: TournamentState, game_id: str) -> None:
+        sheet = self.sheets.get(game_id)
+        found = next(((t, t.tables[game_id].where) for t in state.tournaments.values()
+                      if game_id in t.tables), None)  # fmt: skip
+        if sheet is None or found is None:
+            return
+        tournament, where = found
+        tables = self.tables.get(tournament.id)
+        if tables is None:
+            tables = self.tables[tournament.id] = _new(tournament)
+        put(tables, tournament, game_id, where, *sheet)
+
+
+def put(tables: Tables, tournament: Tournament, game_id: str, where: tuple[int, int, int],
+        game: Mapping[str, Any], sheet: Mapping[str, Any]) -> None:  # fmt: skip
+    """A linked game's scores into its tournament's standings (replacing older ones)."""
+    whole = scores(tournament, where, game, sheet)
+    hide = tournament.hide_extras_from
+    public = (
+        whole
+        if hide is None or where[0] < hide
+        else scores(tournament, where, game, sheet, public=True)
+    )
+    stage = where[0]
+    tables.stages[stage].put(game_id, whole)
+    tables.overall.put(game_id, whole)
+    tables.public_stages[stage].put(game_id, public)
+    tables.public_overall.put(game_id, public)
+    tables.games[game_id] = stage
+
+
+def recompute(records: Iterable[Mapping[str, Any]]) -> tuple[TournamentState, dict[str, Tables]]:
+    """The tournaments and their standings from the club's records alone, from scratch: the
+    final sheet of each game, scored once (the check of `Live`, and the bench's figure)."""
+    state = TournamentState()
+    sheets: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for record in records:
+        state.apply(record)
+        if record["type"] in ("sheet.sign", "sheet.correct"):
+            sheets[record["game_id"]] = (record["game"], record["sheet"])
+    result: dict[str, Tables] = {}
+    for tournament in state.tournaments.values():
+        for game_id, table in sorted(tournament.tables.items()):
+            where = table.where
+            if game_id in sheets:
+                tables = result.get(tournament.id)
+                if tables is None:
+                    tables = result[tournament.id] = _new(tournament)
+                put(tables, tournament, game_id, where, *sheets[game_id])
+    return state, result
+
+
+def top(state: TournamentState, live: Live, tid: object, stage: int) -> list[str]:
+    """Who plays `stage`: the first N of the standings of the stage before (the whole, as
+    the judges see it). Refused while that stage is unfinished, or where the N-th place is
+    shared with the next (a tie at the cut: the organiser gives the players by hand)."""
+    tournament = state.get(tid)
+    wanted = tournament.stage(stage)
+    if stage == 0:
+        return list(tournament.players)
+    before = tournament.stages[stage - 1]
+    if not before.done:
+        raise TournamentError("stage_not_finished", f"stage {before.name!r} is not finished",
+                              409)  # fmt: skip
+    tables = live.tables.get(tournament.id)
+    rows = [] if tables is None else tables.stages[stage - 1].rows()
+    rows = [row for row in rows if row.player in before.seated]
+    n = wanted.players
+    if len(rows) < n:
+        raise TournamentError("too_few_ranked", f"stage {before.name!r} ranks {len(rows)} "
+                              f"players, {wanted.name!r} takes {n}", 409)  # fmt: skip
+    if len(rows) > n and rows[n - 1].rank == rows[n].rank:
+        raise TournamentError("tie_at_cut", f"places {n} and {n + 1} of {before.name!r} are "
+                              "tied: give the players by hand", 409)  # fmt: skip
+    return [row.player for row in rows[:n]]
