@@ -75,7 +75,8 @@ def main(argv: list[str]) -> int:
     files = POSTGRES_FILES if is_url(args.db) else Path(args.db)
     log = open_log(args.db)
     assert isinstance(log, EventLog)  # open_log's log is the core
-    tournaments = Tournaments(Club(log, Signer(load_secret(secret_path_for(files)))))
+    signer = Signer(load_secret(secret_path_for(files)), clock=log.wall)  # the log's time
+    tournaments = Tournaments(Club(log, signer))
     try:
         tournaments.refresh()
         answer, text = _run(tournaments, args)
