@@ -17,9 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.async_api import async_playwright  # noqa: E402
 
 from testing.browser import launch_chromium  # noqa: E402
+from testing.figures import print_latency_summary  # noqa: E402
 from testing.media_pages import (  # noqa: E402
     console_in,
     create_speech_table,
@@ -39,7 +37,7 @@ from testing.media_pages import (  # noqa: E402
     mark_connection,
     open_seat,
     server_in_namespace,
-    to_a_speech,
+    speech_of,
     wait_packets_again,
 )
 from testing.netns import inside, internet, netns_missing  # noqa: E402
@@ -59,12 +57,10 @@ async def measure(cuts: int, tmp: Path) -> list[float]:
         server = server_in_namespace(tmp / "log.db", net.public, base, PORT)
         server.start()
         try:
-            with inside(net.public):  # the admin API and the host's socket, from there
+            with inside(net.public):  # the admin API from there
                 links = await create_speech_table(server, speech_seconds=600)
-                token = links["host"]["token"]
-                host = await asyncio.to_thread(console_in, net.public, server, token)
-            speaker = await asyncio.to_thread(to_a_speech, host)
-            host.close()
+            # The host's socket from there too (it stays in the namespace).
+            speaker = await speech_of(links, lambda token: console_in(net.public, server, token))
             async with async_playwright() as playwright:
                 browser = await launch_chromium(
                     playwright,
@@ -102,18 +98,7 @@ async def main() -> None:
         sys.exit(f"blip_audio: {missing}")
     with tempfile.TemporaryDirectory() as tmp:
         backs = await measure(args.cuts, Path(tmp))
-    load = os.getloadavg()[0]
-    print(f"machine load average (1 min) at the end: {load:.1f} on {os.cpu_count()} cores")
-    print(
-        json.dumps(
-            {
-                "load_average": round(load, 1),
-                "cuts": len(backs),
-                "blip_audio_back_s": round(statistics.median(backs), 3),
-                "blip_audio_back_max_s": round(max(backs), 3),
-            }
-        )
-    )
+    print_latency_summary("blip_audio_back", backs, count="cuts")
 
 
 if __name__ == "__main__":

@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import statistics
 import sys
 import tempfile
 import time
@@ -33,13 +30,13 @@ from playwright.async_api import async_playwright  # noqa: E402
 
 from testing import ServerProcess  # noqa: E402
 from testing.browser import launch_chromium  # noqa: E402
+from testing.figures import print_latency_summary  # noqa: E402
 from testing.media_pages import (  # noqa: E402
     console,
     create_speech_table,
-    link_of,
     mark_connection,
-    open_seat,
-    to_a_speech,
+    open_speech_pages,
+    speech_of,
     wait_audio_back,
 )
 
@@ -51,16 +48,11 @@ async def measure(restarts: int) -> list[float]:
         server.start()
         try:
             links = await create_speech_table(server, speech_seconds=600)
-            host = await asyncio.to_thread(console, server, links["host"]["token"])
-            speaker = await asyncio.to_thread(to_a_speech, host)
-            host.close()
-            listener = 1 if speaker != 1 else 2
+            speaker = await speech_of(links, lambda token: console(server, token))
             async with async_playwright() as playwright:
                 browser = await launch_chromium(playwright)
                 try:
-                    pages = [
-                        await open_seat(browser, link_of(links, s)) for s in (speaker, listener)
-                    ]
+                    pages = list((await open_speech_pages(browser, links, speaker)).values())
                     for index in range(restarts):
                         mark = f"restart-{index}"
                         for page in pages:
@@ -83,18 +75,7 @@ async def main() -> None:
     parser.add_argument("--restarts", type=int, default=10)
     args = parser.parse_args()
     backs = await measure(args.restarts)
-    load = os.getloadavg()[0]
-    print(f"machine load average (1 min) at the end: {load:.1f} on {os.cpu_count()} cores")
-    print(
-        json.dumps(
-            {
-                "load_average": round(load, 1),
-                "restarts": len(backs),
-                "restart_audio_back_s": round(statistics.median(backs), 3),
-                "restart_audio_back_max_s": round(max(backs), 3),
-            }
-        )
-    )
+    print_latency_summary("restart_audio_back", backs, count="restarts")
 
 
 if __name__ == "__main__":

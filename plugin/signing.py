@@ -113,12 +113,19 @@ def _unb64(text: str) -> bytes:
 
 
 class Signer:
-    """Issues and verifies tokens with one server secret."""
+    """Issues and verifies tokens with one server secret.
 
-    def __init__(self, secret: bytes) -> None:
+    `clock` is the time a token's expiry is stamped with and checked against. A server on
+    a shared log sets it to the log's clock (EventLog.wall: the database's), so a token one
+    server issued expires at the same moment on every other whatever their own clocks say
+    (issue 31: "every deadline that guards a secret must not trust one server's wall clock
+    against another's"). Alone, it is this machine's clock."""
+
+    def __init__(self, secret: bytes, *, clock: Callable[[], float] = time.time) -> None:
         if len(secret) < 16:
             raise ValueError("the token secret must be at least 16 bytes")
         self._secret = secret
+        self.clock = clock
 
     def issue(
         self,
@@ -140,7 +147,7 @@ class Signer:
             raise ValueError(
                 f"a token is for a seat number, 'host', 'watch' or 'invite', not {seat!r}"
             )
-        issued = time.time() if now is None else now
+        issued = self.clock() if now is None else now
         payload = _Payload(
             t=table,
             s=seat,
@@ -198,7 +205,7 @@ class Signer:
             payload = msgspec.json.decode(body, type=_Payload)
         except msgspec.MsgspecError:
             raise TokenError("token_malformed", "the token's payload is not valid") from None
-        current = time.time() if now is None else now
+        current = self.clock() if now is None else now
         if payload.e <= current:
             raise TokenError("token_expired", "the token has expired; ask the host for a new link")
         if table is not None and payload.t != table:

@@ -1,6 +1,7 @@
 """Seat pages in Chromium with their audio connection to the embedded room, and when that
 audio flows: what the restart and blip tests and benches share (issue 32). Also a table
-taken to a speech through a real server (`create_speech_table`, `console`, `to_a_speech`).
+taken to a speech through a real server (`create_speech_table`, `console`, `to_a_speech`,
+`speech_of`) and its speaker's and a listener's pages (`open_speech_pages`).
 
 A page's audio connection is `window.__room` (widget/av.js): each (re)join replaces it. A
 mark set on the connection in use (`mark_connection`) tells the new one from the old;
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +111,35 @@ def to_a_speech(host: Client) -> int:
             return int(state["speaker"])
         assert time.monotonic() < deadline, state
         host.ack("next")
+
+
+async def speech_of(links: dict[str, Any], open_console: Callable[[str], Client]) -> int:
+    """The table of `links` taken to its first speech by the host's console, opened by
+    `open_console(host token)` (`console`, or `console_in` a namespace) and closed again;
+    the speaker's seat."""
+    host = await asyncio.to_thread(open_console, links["host"]["token"])
+    try:
+        return await asyncio.to_thread(to_a_speech, host)
+    finally:
+        host.close()
+
+
+def listener_of(speaker: int) -> int:
+    """The seat that listens to `speaker`: 1, or 2 when 1 speaks."""
+    return 1 if speaker != 1 else 2
+
+
+async def open_speech_pages(
+    browser: Browser, links: dict[str, Any], speaker: int, *, mark: str | None = None
+) -> dict[int, Page]:
+    """The speaker's and a listener's pages, each once its audio carries the room's mix
+    (and with that connection marked `mark`, when given): by seat, the speaker's first."""
+    pages: dict[int, Page] = {}
+    for seat in (speaker, listener_of(speaker)):
+        pages[seat] = await open_seat(browser, link_of(links, seat))
+        if mark is not None:
+            await mark_connection(pages[seat], mark)
+    return pages
 
 
 def link_of(links: dict[str, Any], seat: int) -> str:

@@ -140,3 +140,18 @@ def test_a_token_has_one_spelling_only() -> None:
             signer.verify(spelling)
         assert refused.value.code in ("token_malformed", "token_forged"), spelling
     assert signer.verify(token).seat == 3
+
+
+def test_a_signer_stamps_and_checks_expiry_with_its_clock() -> None:
+    """The server sets the signer's clock to the log's (issue 31): a token's expiry is
+    stamped and checked with it, never with this machine's clock."""
+    moment = [1_000_000.0]
+    signer = Signer(b"s" * 32, clock=lambda: moment[0])
+    token = signer.issue("t1", 3, lifetime=60)
+    assert signer.verify(token).expires == 1_000_060
+    moment[0] = 1_000_059.5
+    assert signer.verify(token).seat == 3
+    moment[0] = 1_000_060.0
+    with pytest.raises(TokenError) as refused:
+        signer.verify(token)
+    assert refused.value.code == "token_expired"

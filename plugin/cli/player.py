@@ -55,7 +55,7 @@ def main(argv: list[str]) -> int:
     files = POSTGRES_FILES if is_url(args.db) else Path(args.db)
     log = open_log(args.db)
     assert isinstance(log, EventLog)  # open_log's log is the core
-    club = Club(log, Signer(load_secret(secret_path_for(files))))
+    club = Club(log, Signer(load_secret(secret_path_for(files)), clock=log.wall))
     try:
         return _run(club, args)
     except ClubError as refusal:

@@ -157,15 +157,16 @@ def create_local(args: argparse.Namespace, record: dict[str, Any]) -> dict[str, 
         from voice.engines import check_rhvoice_voice
 
         check_rhvoice_voice(settings.voice_name, settings.language)  # a ValueError
-    signer = Signer(load_secret(secret_path_for(_files(args.db))))
     log = open_log(args.db)  # on PostgreSQL: no lease, the first server to want it claims it
     try:
+        # The links expire by the log's clock, as every server of the log checks them.
+        signer = Signer(load_secret(secret_path_for(_files(args.db))), clock=log.wall)
         table_id = new_table_id()
         log.create_table(table_id, settings.to_record())
+        names = [settings.name_of(s) for s in range(1, settings.seats + 1)]
+        return table_links(signer, args.base_url, table_id, settings.seats, names=names)
     finally:
         log.close()
-    names = [settings.name_of(s) for s in range(1, settings.seats + 1)]
-    return table_links(signer, args.base_url, table_id, settings.seats, names=names)
 
 
 def _files(db: str) -> Path:

@@ -107,7 +107,8 @@ def main(argv: list[str]) -> int:
         return _start_remote(args, files)
     log = open_log(args.db)
     assert isinstance(log, EventLog)  # open_log's log is the core
-    tournaments = Tournaments(Club(log, Signer(load_secret(secret_path_for(files)))))
+    signer = Signer(load_secret(secret_path_for(files)), clock=log.wall)  # the log's time
+    tournaments = Tournaments(Club(log, signer))
     try:
         tournaments.refresh()
         answer, text = _run(tournaments, log, args)

@@ -220,6 +220,10 @@ class Log(Protocol):
         """The log's own wall clock now (the database's, on a shared log): the one every
         `Entry.wall` was stamped with, whichever server wrote it (issue 31)."""
 
+    def wall(self) -> float:
+        """The log's clock without asking it (this server's, moved by the offset to the
+        log's last measured): what a token's expiry is issued and checked with (issue 31)."""
+
     def entries(self, table_id: str, *, include_undone: bool = False) -> list[Entry]: ...
     def mark_undone(
         self,

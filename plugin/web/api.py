@@ -26,6 +26,7 @@ from plugin.signing import INVITE, TokenError
 
 from . import succession
 from .context import LinkState, Server, bearer, is_admin
+from .reissue import Link
 from .reissue import reissue as reissue_links
 
 MAX_BODY_BYTES = 16 * 1024
@@ -186,6 +187,24 @@ class _Reissue(msgspec.Struct, forbid_unknown_fields=True):
 _REISSUE = msgspec.json.Decoder(_Reissue)
 
 
+async def _read_reissue(request: Request, everyone: list[Link]) -> list[Link] | Response:
+    """The links a re-issue's body names among `everyone` (all of them for an empty body or
+    {}), or the refusal to answer: one reading and one check for open and archived tables."""
+    try:
+        body = await read_body(request, MAX_BODY_BYTES)
+        wanted = _REISSUE.decode(body) if body else _Reissue()
+    except BadBody as refusal:
+        return _error(refusal.status, refusal.code, refusal.message)
+    except (msgspec.DecodeError, RecursionError) as error:
+        named = " | ".join(["N", *(f'"{link}"' for link in everyone if isinstance(link, str))])
+        return _error(400, "bad_request", f'expected {{"seat": {named}}}: {error}')
+    if wanted.seat is None:
+        return everyone
+    if wanted.seat not in everyone:
+        return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
+    return [link for link in everyone if link == wanted.seat]
+
+
 def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
     """POST /api/tables/{id}/reissue {"seat": N | "host" | "watch" | "invite"} (or {} for
     every link), with the
@@ -199,20 +218,10 @@ def _reissue_endpoint(server: Server) -> Callable[[Request], Any]:
             return await _reissue_archived(server, request)
         if not (is_admin(server, request) or _is_host_of(server, request, table)):
             return _error(401, "not_host", "this needs the table's host link or the admin key")
-        try:
-            body = await read_body(request, MAX_BODY_BYTES)
-            wanted = _REISSUE.decode(body) if body else _Reissue()
-        except BadBody as refusal:
-            return _error(refusal.status, refusal.code, refusal.message)
-        except (msgspec.DecodeError, RecursionError) as error:
-            message = f'expected {{"seat": N | "host" | "watch" | "invite"}}: {error}'
-            return _error(400, "bad_request", message)
-        everyone: list[int | Literal["host", "watch", "invite"]] = [
-            HOST, WATCH, INVITE, *range(1, table.settings.seats + 1)
-        ]  # fmt: skip
-        if wanted.seat is not None and wanted.seat not in everyone:
-            return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
-        seats = everyone if wanted.seat is None else [wanted.seat]
+        everyone: list[Link] = [HOST, WATCH, INVITE, *range(1, table.settings.seats + 1)]
+        seats = await _read_reissue(request, everyone)
+        if isinstance(seats, Response):
+            return seats
         try:
             await reissue_links(server, table, seats)
         except LogUnavailable as failure:
@@ -236,23 +245,18 @@ async def _reissue_archived(server: Server, request: Request) -> Response:
         return _error(404, "no_table", "no such table")
     if not (is_admin(server, request) or _is_host_of(server, request, links)):
         return _error(401, "not_host", "this needs the table's host link or the admin key")
-    try:
-        body = await read_body(request, MAX_BODY_BYTES)
-        wanted = _REISSUE.decode(body) if body else _Reissue()
-    except BadBody as refusal:
-        return _error(refusal.status, refusal.code, refusal.message)
-    except (msgspec.DecodeError, RecursionError) as error:
-        return _error(400, "bad_request", f'expected {{"seat": N | "host" | "watch"}}: {error}')
-    everyone: list[int | Literal["host", "watch"]] = [HOST, WATCH, *range(1, links.seats + 1)]
-    if wanted.seat is not None and wanted.seat not in everyone:
-        return _error(400, "bad_seat", f"seat {wanted.seat} is not a seat of this table")
-    seats = everyone if wanted.seat is None else [s for s in everyone if s == wanted.seat]
+    # An archived table has no lobby: its links are the seats', the host's and the watch.
+    seats = await _read_reissue(request, [HOST, WATCH, *range(1, links.seats + 1)])
+    if isinstance(seats, Response):
+        return seats
     try:
         if not await registry.reissue_archived(table_id, seats):
             return _error(404, "no_table", "no such table")
     except LogUnavailable as failure:
         return _error(503, "log_unavailable", str(failure))
     for seat in seats:  # the end screens it opened
+        if seat == INVITE:  # never named here: an archived table has no lobby
+            continue
         viewers: list[Viewer] = [None, STREAM] if seat == WATCH else [seat]
         for viewer in viewers:
             server.hub.close_viewer(table_id, viewer, "token_reissued", "this link was replaced")

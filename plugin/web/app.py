@@ -16,6 +16,7 @@ Extension points for the other parts of the server:
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
@@ -66,12 +67,16 @@ def create_app(config: ServerConfig) -> Starlette:
             server.lobbies.close_table(table_id, "table_moved", message, moved=True)
 
         registry.on_drop = dropped
+        # Every link's expiry is the log's time, the same on every server of a shared log
+        # whatever its own clock says (issue 31, "time across servers").
+        server.signer.clock = log.wall
         await registry.start()
         server.registry = registry
         try:
             yield
         finally:
             server.registry = None
+            server.signer.clock = time.time
             await registry.close()
 
     routes: list[BaseRoute] = [

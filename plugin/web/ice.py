@@ -12,7 +12,7 @@ page. The route wants the page's own token in `Authorization: Bearer ...` (as
 
     POST /api/ice   Authorization: Bearer <token>
     -> 200 {"iceServers": [{"urls": [...]}, {"urls": [...], "username", "credential"}],
-            "iceTransportPolicy": "all" | "relay"}
+            "iceTransportPolicy": "all" | "relay", "ttl": seconds the credential lives}
     -> 401 {"error": "forbidden", ...} without a token this server accepts
     -> 429 {"error": "too_many_requests", ...} past the rate of its token or its address
 
@@ -21,6 +21,16 @@ a watch re-issue still allocated after it, and 300 requests in 1.55 s were all a
 So spectators get STUN only (they only receive, from this server, which they reach
 themselves; no credential of theirs can relay anything), and minting is rate-limited per
 token (a spectator's: per token and address) and per address.
+
+And a seat's credential outlived a re-issue of the seat by its lifetime (6 h then): coturn
+checks a REST credential with the shared secret alone, so nothing can revoke one; only
+its lifetime bounds it. So it lives `turn_ttl` (10 min by default), and a page that stays
+keeps its credentials fresh through this route at half their lifetime (`ttl` in the
+answer; ice.js keepIceFresh), which refuses a re-issued link: after a re-issue the old
+device can allocate a relay for at most `turn_ttl` more, the current one never stops
+(docs/deploy.md; tests/hostile/test_turn.py with a real coturn). An allocation made before
+stays while its client refreshes it (coturn keeps its key), but the re-issue closed every
+socket of the old device and its peers left it.
 """
 
 from __future__ import annotations
@@ -46,7 +56,10 @@ if TYPE_CHECKING:
     from .context import Server
 
 Policy = Literal["all", "relay"]
-DEFAULT_TURN_TTL = 6 * 3600  # seconds: one club evening, and no more
+# Seconds a page's TURN credential lives: after a re-issue of its seat, the old device may
+# allocate a relay for this long at most (issue 31). Pages refresh theirs at half of it.
+DEFAULT_TURN_TTL = 600
+MIN_TURN_TTL = 10
 
 
 def turn_credentials(secret: bytes, who: str, *, ttl: int, now: float) -> tuple[str, str]:
@@ -75,8 +88,8 @@ class IceSettings:
     def __post_init__(self) -> None:
         if self.turn and not self.turn_secret:
             raise ValueError("TURN servers need the TURN shared secret (turn_secret)")
-        if self.turn_ttl < 60:
-            raise ValueError(f"turn_ttl is at least 60 seconds, not {self.turn_ttl}")
+        if self.turn_ttl < MIN_TURN_TTL:
+            raise ValueError(f"turn_ttl is at least {MIN_TURN_TTL} seconds, not {self.turn_ttl}")
         if self.policy not in ("all", "relay"):
             raise ValueError(f"policy is 'all' or 'relay', not {self.policy!r}")
         for url in (*self.stun, *self.turn):
@@ -101,8 +114,15 @@ class IceSettings:
         return entries
 
     def configuration(self, who: str, *, now: float | None = None) -> dict[str, Any]:
-        """An RTCConfiguration for a browser page."""
-        return {"iceServers": self.servers(who, now=now), "iceTransportPolicy": self.policy}
+        """An RTCConfiguration for a browser page, and (with TURN) how long its credential
+        lives: a duration, so the page's clock is never compared with ours."""
+        answer: dict[str, Any] = {
+            "iceServers": self.servers(who, now=now),
+            "iceTransportPolicy": self.policy,
+        }
+        if self.turn:
+            answer["ttl"] = self.turn_ttl
+        return answer
 
     def spectator_configuration(self) -> dict[str, Any]:
         """A spectator's: STUN only, every route allowed (he only receives, from the

@@ -18,10 +18,8 @@ from testing import ServerProcess
 from testing.media_pages import (
     console,
     create_speech_table,
-    link_of,
-    mark_connection,
-    open_seat,
-    to_a_speech,
+    open_speech_pages,
+    speech_of,
     wait_audio_back,
 )
 
@@ -47,15 +45,8 @@ async def test_an_upgrade_mid_speech_costs_the_speaker_no_time(
     server.start()
     try:
         links = await create_speech_table(server)
-        host = await asyncio.to_thread(console, server, links["host"]["token"])
-        speaker = await asyncio.to_thread(to_a_speech, host)
-        host.close()
-        listener = 1 if speaker != 1 else 2
-        pages = {
-            seat: await open_seat(browser, link_of(links, seat)) for seat in (speaker, listener)
-        }
-        for page in pages.values():
-            await mark_connection(page, "before")
+        speaker = await speech_of(links, lambda token: console(server, token))
+        pages = await open_speech_pages(browser, links, speaker, mark="before")
         server.stop()  # SIGTERM, as systemd stops it: the timer saved as it stands
         saved = saved_clock(db, links["id"])
         server.start()

@@ -21,10 +21,8 @@ from testing import ServerProcess, free_port
 from testing.media_pages import (
     console,
     create_speech_table,
-    link_of,
-    mark_connection,
-    open_seat,
-    to_a_speech,
+    open_speech_pages,
+    speech_of,
     wait_audio_back,
 )
 from testing.postgres import PostgresServer
@@ -83,13 +81,8 @@ async def test_a_failover_mid_speech_costs_the_speaker_no_time(
     links = await create_speech_table(pair[0])
     owner = await asyncio.to_thread(host_of, links["id"], pair)
     (heir,) = [s for s in pair if s is not owner]
-    host = await asyncio.to_thread(console, owner, links["host"]["token"])
-    speaker = await asyncio.to_thread(to_a_speech, host)
-    listener = 1 if speaker != 1 else 2
-    pages = {seat: await open_seat(browser, link_of(links, seat)) for seat in (speaker, listener)}
-    for page in pages.values():
-        await mark_connection(page, "owner")
-    host.close()
+    speaker = await speech_of(links, lambda token: console(owner, token))
+    pages = await open_speech_pages(browser, links, speaker, mark="owner")
     host = await asyncio.to_thread(console, owner, links["host"]["token"])  # a fresh state
     before = left(host.state, host.state_at)
     host.close()

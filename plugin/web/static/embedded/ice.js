@@ -6,6 +6,9 @@
 //   new RTCPeerConnection(config);   // {iceServers, iceTransportPolicy}
 
 const CLOSED_NETWORK = Object.freeze({ iceServers: [] });
+// A configuration -> the seconds its TURN credential lives (the server's `ttl`).
+const LIFETIMES = new WeakMap();
+const RETRY_SHARE = 0.1; // a refresh that failed is tried again after this share of the ttl
 
 /** The /api/ice address of the server that serves `url` (http(s) or ws(s)), whose path
  * is `<base>/<depth segments>`: "/rtc/t1/offer" is 3 deep, "/video" 1. */
@@ -39,8 +42,39 @@ export async function iceConfiguration(iceUrl, token) {
     return CLOSED_NETWORK;
   }
   const body = await response.json();
-  return {
+  const config = {
     iceServers: Array.isArray(body.iceServers) ? body.iceServers : [],
     iceTransportPolicy: body.iceTransportPolicy === "relay" ? "relay" : "all",
+  };
+  if (Number.isFinite(body.ttl) && body.ttl > 0) LIFETIMES.set(config, body.ttl);
+  return config;
+}
+
+/** Keep a page's TURN credential fresh while it stays (issue 31): a credential lives only
+ * `ttl` seconds (so a re-issued seat's old device cannot allocate a relay for long), and
+ * at half of it the page asks the server again with its token; the server refuses a
+ * re-issued link. Each fresh configuration goes to `onFresh`. A configuration without a
+ * lifetime (no TURN) needs nothing. Returns the function that stops it. */
+export function keepIceFresh(iceUrl, token, config, onFresh) {
+  let timer = null;
+  let stopped = false;
+  const schedule = (ttl, share) => {
+    timer = setTimeout(async () => {
+      const fresh = await iceConfiguration(iceUrl, token);
+      if (stopped) return;
+      const lives = LIFETIMES.get(fresh);
+      if (lives == null) {
+        schedule(ttl, RETRY_SHARE); // refused, or the network: again a little later
+        return;
+      }
+      onFresh(fresh);
+      schedule(lives, 0.5);
+    }, ttl * share * 1000);
+  };
+  const ttl = LIFETIMES.get(config);
+  if (ttl != null) schedule(ttl, 0.5);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
   };
 }

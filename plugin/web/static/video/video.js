@@ -22,7 +22,7 @@
 //   so this side rebuilds too; a lower one is stale and dropped. A server `conn` number
 //   that changes means the other page reloaded.
 
-import { iceConfiguration, iceUrlBeside } from "../embedded/ice.js";
+import { iceConfiguration, iceUrlBeside, keepIceFresh } from "../embedded/ice.js";
 import { sees, sightOf } from "./link.js";
 import { Peer } from "./peer.js";
 import { openSignalling } from "./signalling.js";
@@ -59,8 +59,12 @@ export async function startVideo({
     }
   }
   const url = signallingUrl(wsUrl);
-  const ice = await iceConfiguration(iceUrlBeside(url, 1), token);
+  const iceUrl = iceUrlBeside(url, 1);
+  const ice = await iceConfiguration(iceUrl, token);
   const mesh = new Mesh({ seat, tileFor, quality: q, connectTimeoutMs, localStream, ice });
+  // The mesh lasts the evening; its TURN credential lives minutes (issue 31): every new
+  // peer and every rebuild uses the freshest one.
+  mesh.stopIce = keepIceFresh(iceUrl, token, ice, (fresh) => mesh.freshIce(fresh));
   if (view) mesh.update(view);
   await mesh.connect(url, token);
   return mesh.api();
@@ -75,6 +79,7 @@ class Mesh {
   constructor({ seat, tileFor, quality, connectTimeoutMs, localStream, ice }) {
     this.me = seat;
     this.ice = ice; // every peer's RTCConfiguration: the server's STUN/TURN servers
+    this.stopIce = null; // stops keeping `ice` fresh (startVideo)
     this.tileFor = tileFor;
     this.quality = quality;
     this.connectTimeoutMs = connectTimeoutMs;
@@ -280,8 +285,22 @@ class Mesh {
     }
   }
 
+  /** A fresh ICE configuration (keepIceFresh): for the peers to come, and for those open,
+   * so an ICE restart allocates with a credential that still lives. */
+  freshIce(fresh) {
+    this.ice = fresh;
+    for (const peer of this.peers.values()) {
+      try {
+        peer.pc.setConfiguration({ ...peer.pc.getConfiguration(), ...fresh });
+      } catch (error) {
+        console.warn("video: fresh ICE servers refused", peer.seat, error);
+      }
+    }
+  }
+
   stop() {
     this.stopped = true;
+    this.stopIce?.();
     clearInterval(this.poller);
     for (const peer of this.peers.values()) peer.close();
     this.peers.clear();
