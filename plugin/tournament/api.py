@@ -36,6 +36,7 @@ from plugin.web.context import Server
 from . import rounds
 from .follow import Bell, follow_routes, move_on
 from .pages import page_routes
+from .seats import seat_routes
 from .service import SEAT_SECONDS, Tournaments
 from .state import TournamentError
 
@@ -145,6 +146,7 @@ def tournament_routes(site: ClubSite) -> Callable[[Server], Sequence[BaseRoute]]
     def routes(server: Server) -> Sequence[BaseRoute]:
         site.bind(server)
         here = TournamentSite(site)
-        return [*tournament_api_routes(site, here), *follow_routes(here), *page_routes()]
+        return [*tournament_api_routes(site, here), *follow_routes(here), *seat_routes(here),
+                *page_routes()]  # fmt: skip
 
     return routes

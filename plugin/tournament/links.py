@@ -83,15 +83,17 @@ def revoke_question(
 
 
 def _players(tournament: Tournament, refs: object, club: ClubState) -> list[str]:
-    """Players of the tournament by id or nickname (a guest as `guest:<nick>`)."""
+    """Players of the tournament by id or nickname (a guest by `guest:<nick>`)."""
     if not isinstance(refs, list) or not refs:
         raise TournamentError("bad_field", "players is a list of the tournament's players")
     found = []
+    # Its players, and those who replaced one at a table (plugin.tournament.seats).
+    playing = set(tournament.players) | {p for t in tournament.tables.values() for p in t.seats}
     for ref in refs:
-        player = ref if isinstance(ref, str) and ref in tournament.players else None
+        player = ref if isinstance(ref, str) and ref in playing else None
         if player is None and isinstance(ref, str) and not ref.startswith("guest:"):
             known = next((p for p in club.players.values() if p.nick == ref), None)
-            player = known.id if known is not None and known.id in tournament.players else None
+            player = known.id if known is not None and known.id in playing else None
         if player is None:
             raise TournamentError("no_player", f"{ref!r} does not play {tournament.name!r}", 404)
         found.append(player)
