@@ -34,6 +34,7 @@ from plugin.host.registry import Registry
 from plugin.web.context import Server
 
 from . import rounds
+from .board import board_routes
 from .follow import Bell, follow_routes, move_on
 from .pages import page_routes
 from .seats import seat_routes
@@ -147,6 +148,6 @@ def tournament_routes(site: ClubSite) -> Callable[[Server], Sequence[BaseRoute]]
         site.bind(server)
         here = TournamentSite(site)
         return [*tournament_api_routes(site, here), *follow_routes(here), *seat_routes(here),
-                *page_routes()]  # fmt: skip
+                *board_routes(here), *page_routes()]  # fmt: skip
 
     return routes

@@ -67,3 +67,9 @@ export function retitle(tt, key) {
   if (heading) heading.textContent = title;
   document.title = document.title.replace(/^[^·]*·/, `${title} ·`);
 }
+
+// The tournament pages' own styles, beside the club's (club.css).
+const sheet = document.createElement("link");
+sheet.rel = "stylesheet";
+sheet.href = new URL("tournament.css", import.meta.url).href;
+document.head.append(sheet);
