@@ -71,7 +71,8 @@ def test_the_board_shows_every_table_of_the_round(tmp_path: Path) -> None:
         assert later["left"] is not None and later["left"] > 0  # night zero's clock runs
 
         console = client.post(f"/api/club/tables/{one['id']}/host", headers=as_judge)
-        assert console.status_code == 200 and f"/t/{one['id']}/host#token=" in console.json()["link"]
+        assert console.status_code == 200
+        assert f"/t/{one['id']}/host#token=" in console.json()["link"]
 
         assert client.post("/api/club/tournaments/t1/finish", json={"round": 0},
                            headers=AS_ADMIN).is_success  # fmt: skip
