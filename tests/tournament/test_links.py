@@ -130,3 +130,68 @@ def test_a_tournament_link_follows_its_player_to_his_seat(tmp_path: Path) -> Non
         records = club_records(db)
         twice = client.post("/api/club/tournaments/t1/links/revoke", json=body, headers=AS_ADMIN)
         assert twice.status_code == 409 and club_records(db) == records
+
+
+def next_of(socket: Any, kind: str, limit: int = 100) -> dict[str, Any]:
+    """The next message of `kind` on a socket (states and acks before it pass)."""
+    for _ in range(limit):
+        message = socket.receive_json()
+        if message["type"] == kind:
+            return dict(message)
+        assert message["type"] != "error", message
+    raise AssertionError(f"no {kind} in {limit} messages")
+
+
+def test_a_page_at_a_finished_table_follows_its_player_to_the_next_round(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "log.db"
+    with serving(db) as (client, _), closing_sockets():
+        seated_tournament(client, games=2)
+        issued = client.post("/api/club/tournaments/t1/links", json={}, headers=AS_ADMIN)
+        links = {link["player"]: link["token"] for link in issued.json()["links"]}
+        first = client.post("/api/club/tournaments/t1/start", json={"round": 0},
+                            headers=AS_ADMIN).json()  # fmt: skip
+        done, playing = first["tables"]
+        mover, stayer = done["seats"][0], playing["seats"][0]
+        pages = {}
+        for player in (mover, stayer):  # each at his seat of round 1, by his link
+            page = hello(client, "/club/tournaments/ws", links[player])
+            token = page.receive_json()["token"]
+            shut(page)
+            pages[player] = hello(client, "/ws", token)
+            assert pages[player].receive_json()["type"] == "state"
+        host = client.post(f"/api/club/tables/{done['id']}/host", headers=AS_ADMIN)
+        console = hello(client, "/ws", host.json()["link"].split("#token=")[1])
+        console.send_json({"type": "start", "v": 1, "id": "s"})
+        assert next_of(console, "ack")["id"] == "s"
+        console.send_json({"type": "end_game", "v": 1, "id": "e", "winner": "city"})
+        assert next_of(console, "ack")["id"] == "e"
+        shut(console)
+        assert client.post("/api/club/tournaments/t1/finish", json={"round": 0},
+                           headers=AS_ADMIN).is_success  # fmt: skip
+        second = client.post("/api/club/tournaments/t1/start", json={"round": 1},
+                             headers=AS_ADMIN).json()  # fmt: skip
+        # His page at the finished table follows him: `moved` comes before the answer to
+        # anything it sends now (were it still there, that answer would come: a refusal).
+        pages[mover].send_json({"type": "pass", "v": 1, "id": "after"})
+        moved = next_of(pages[mover], "moved")
+        table, seat = seat_of(second, mover)
+        grant = Signer(SECRET).verify(moved["token"])
+        assert moved["table"] == table and (grant.table, grant.seat) == (table, seat)
+        shut(pages[mover])
+        at_table = hello(client, "/ws", moved["token"])
+        assert at_table.receive_json()["you"] == seat
+        # A table whose game is not over keeps its pages: its host starts the game, and
+        # the page's next messages are that table's states, never a `moved`.
+        host = client.post(f"/api/club/tables/{playing['id']}/host", headers=AS_ADMIN)
+        console = hello(client, "/ws", host.json()["link"].split("#token=")[1])
+        console.send_json({"type": "start", "v": 1, "id": "s"})
+        assert next_of(console, "ack")["id"] == "s"
+        for _ in range(100):
+            message = pages[stayer].receive_json()
+            assert message["type"] == "state", message
+            if message["phase"] != "lobby":
+                break
+        else:
+            raise AssertionError("the running table's page saw no start")
