@@ -2,6 +2,8 @@
 HTML shell whose script, in plugin/club/static, reads the API; strict CSP, own scripts
 only; the token in the link's fragment, never in a URL the server sees):
 
+    /club/tournaments               the organiser's: the club's tournaments, a new one
+    /club/tournaments/{id}          the organiser's: seat, links, start and finish rounds
     /club/tournaments/{id}/play     a player's tournament page (his tournament link lands
                                     here and follows him to his seat: plugin.tournament.follow)
     /club/tournaments/{id}/board    the judges' board (plugin.tournament.board)
@@ -19,9 +21,9 @@ from starlette.routing import BaseRoute, Route
 from plugin.club.pages import HEADERS, SHELL
 
 
-def _shell(page: str) -> Callable[[Request], Awaitable[Response]]:
-    """The page's shell, two path segments below /club/ (tournaments/{id}/)."""
-    text = SHELL.format(page=html.escape(page), root="../../")
+def _shell(page: str, depth: int = 2) -> Callable[[Request], Awaitable[Response]]:
+    """The page's shell, `depth` path segments below /club/ (tournaments/{id}/: two)."""
+    text = SHELL.format(page=html.escape(page), root="../" * depth)
 
     async def endpoint(request: Request) -> Response:
         return HTMLResponse(text, headers=HEADERS)
@@ -31,6 +33,8 @@ def _shell(page: str) -> Callable[[Request], Awaitable[Response]]:
 
 def page_routes() -> list[BaseRoute]:
     return [
+        Route("/club/tournaments", _shell("tournament-admin", 0)),
+        Route("/club/tournaments/{id}", _shell("tournament-admin", 1)),
         Route("/club/tournaments/{id}/play", _shell("tournament-play")),
         Route("/club/tournaments/{id}/board", _shell("tournament-board")),
     ]

@@ -1,5 +1,6 @@
 """A tournament in real Chromium (issue 34): an organiser creates a small tournament (20
-players, 2 tables), seats it and hands out the players' tournament links; every player opens
+players, 2 tables) on the organiser's page, seats it and hands out the players' tournament
+links; every player opens
 his link and waits; the round starts, and each page lands by itself at its table and seat
 (the `moved` message, as the next game's), where the widget shows that seat; the judges'
 board shows both tables with all ten players joined at each, and opens a table's console.
@@ -89,16 +90,29 @@ async def test_players_follow_their_tournament_links_to_their_seats(
     contexts: list[BrowserContext] = []
     try:
         async with tournament_server(tmp_path) as club:
-            # the organiser: the roster, the tournament, its seating, the players' links
+            # the roster (the club's admin page's, tested with the club), then the organiser's
+            # page: the tournament, its seating, the players' links
             await club.call("settings", {"name": "Клуб «Ніч»", "language": "uk"})
             for nick in NICKS:
                 await club.call("players", {"nick": nick})
-            made = await club.call("tournaments", {"name": "Зимовий кубок", "players": NICKS,
-                                                   "tables": 2, "games": 1})  # fmt: skip
-            tid = made["id"]
-            await club.call(f"tournaments/{tid}/seat", {"seconds": 5})
-            links = (await club.call(f"tournaments/{tid}/links", {}))["links"]
-            assert len(links) == 20
+            office = await browser.new_context(viewport={"width": 1300, "height": 900})
+            contexts.append(office)
+            organiser = await new_page(office, f"{club.url}/club/tournaments")
+            await organiser.fill("#organiser-key input[name=key]", ADMIN_KEY)
+            await organiser.click("#organiser-key button")
+            await organiser.fill("#tournament-new input[name=name]", "Зимовий кубок")
+            await organiser.fill("#tournament-new input[name=tables]", "2")
+            await organiser.fill("#tournament-new input[name=games]", "1")
+            await organiser.click("#all-roster")
+            await organiser.click("#tournament-new button[type=submit]")
+            await organiser.wait_for_url("**/club/tournaments/t1")
+            tid = "t1"
+            await organiser.click(".seat-stage")
+            await organiser.wait_for_selector(".round[data-state=waiting]")
+            await organiser.click("#issue-links")
+            links = await wait_for(organiser, "window.__organiser?.links")
+            assert len(links) == 20 and await organiser.locator("#links tr").count() == 20
+            assert organiser.errors == []  # type: ignore[attr-defined]
 
             # every player opens his link (each his own browser) and waits for his round
             pages: dict[str, Page] = {}
@@ -122,7 +136,9 @@ async def test_players_follow_their_tournament_links_to_their_seats(
             assert await board.text_content("h1") == "Дошка суддів"  # the club's language
 
             # the round starts: every page goes to its table and seat by itself
-            started = await club.call(f"tournaments/{tid}/start", {"round": 0})
+            await organiser.click(".round[data-round='0'] .start-round")
+            started = await wait_for(organiser, "window.__organiser?.started")
+            await organiser.wait_for_selector(".round[data-round='0'][data-state=playing]")
             seats = {player: (table["id"], n) for table in started["tables"]
                      for n, player in enumerate(table["seats"], 1)}  # fmt: skip
             assert sorted(seats) == sorted(pages)

@@ -3,6 +3,13 @@
 
 const TEXTS = {
   en: {
+    "organiser.title": "Tournaments", "organiser.new": "New tournament", "organiser.name": "Name",
+    "organiser.tables": "Tables", "organiser.games": "Games per player", "organiser.preset": "Rules",
+    "organiser.players": "Players (nicknames, guest:Name for a guest)", "organiser.roster": "Everybody on the roster",
+    "organiser.create": "Create", "organiser.list": "The club's tournaments", "organiser.round": "Round {round}",
+    "organiser.waiting": "not started", "organiser.playing": "playing", "organiser.finished": "finished",
+    "organiser.start": "Start", "organiser.finish": "Finish", "organiser.seat": "Seat (up to 10 s)",
+    "organiser.cost": "Seating cost", "organiser.links": "Issue the players' tournament links",
     "tournament.play": "Tournament", "tournament.you": "You play as {nick} in {name}.",
     "tournament.waiting": "Waiting for your table: this page takes you to your seat as soon as your round starts.",
     "tournament.moving": "Your table is ready: going to your seat…",
@@ -18,6 +25,13 @@ const TEXTS = {
     "board.paused": "Paused", "board.lobby": "Lobby", "board.started_without": "played without",
   },
   ru: {
+    "organiser.title": "Турниры", "organiser.new": "Новый турнир", "organiser.name": "Название",
+    "organiser.tables": "Столов", "organiser.games": "Игр на игрока", "organiser.preset": "Правила",
+    "organiser.players": "Игроки (ники, guest:Имя для гостя)", "organiser.roster": "Весь состав клуба",
+    "organiser.create": "Создать", "organiser.list": "Турниры клуба", "organiser.round": "Тур {round}",
+    "organiser.waiting": "не начат", "organiser.playing": "идёт", "organiser.finished": "окончен",
+    "organiser.start": "Начать", "organiser.finish": "Закончить", "organiser.seat": "Рассадить (до 10 с)",
+    "organiser.cost": "Качество рассадки", "organiser.links": "Выдать игрокам турнирные ссылки",
     "tournament.play": "Турнир", "tournament.you": "Вы играете как {nick} в турнире «{name}».",
     "tournament.waiting": "Ждём ваш стол: страница сама перейдёт на ваше место, как только начнётся ваш тур.",
     "tournament.moving": "Стол готов: переходим на ваше место…",
@@ -33,6 +47,13 @@ const TEXTS = {
     "board.paused": "Пауза", "board.lobby": "Лобби", "board.started_without": "играют без",
   },
   uk: {
+    "organiser.title": "Турніри", "organiser.new": "Новий турнір", "organiser.name": "Назва",
+    "organiser.tables": "Столів", "organiser.games": "Ігор на гравця", "organiser.preset": "Правила",
+    "organiser.players": "Гравці (ніки, guest:Ім'я для гостя)", "organiser.roster": "Увесь склад клубу",
+    "organiser.create": "Створити", "organiser.list": "Турніри клубу", "organiser.round": "Тур {round}",
+    "organiser.waiting": "не почато", "organiser.playing": "триває", "organiser.finished": "завершено",
+    "organiser.start": "Почати", "organiser.finish": "Завершити", "organiser.seat": "Розсадити (до 10 с)",
+    "organiser.cost": "Якість розсадки", "organiser.links": "Видати гравцям турнірні посилання",
     "tournament.play": "Турнір", "tournament.you": "Ви граєте як {nick} у турнірі «{name}».",
     "tournament.waiting": "Чекаємо на ваш стіл: сторінка сама перейде на ваше місце, щойно почнеться ваш тур.",
     "tournament.moving": "Стіл готовий: переходимо на ваше місце…",
