@@ -36,7 +36,11 @@ from plugin.host.registry import Registry
 from plugin.web.context import Server
 
 from . import rounds
+from .board import board_routes
+from .follow import Bell, follow_routes, move_on
 from .page import standings_routes
+from .pages import page_routes
+from .seats import seat_routes
 from .service import SEAT_SECONDS, Tournaments
 from .state import TournamentError
 
@@ -47,6 +51,7 @@ class TournamentSite:
     def __init__(self, site: ClubSite) -> None:
         self.site = site
         self._tournaments: Tournaments | None = None
+        self.bell = Bell()  # wakes the players' waiting pages (plugin.tournament.follow)
 
     @property
     def tournaments(self) -> Tournaments:
@@ -71,8 +76,8 @@ def _number(body: dict[str, Any], key: str, default: int | None = None) -> int:
     return value
 
 
-def tournament_api_routes(site: ClubSite) -> list[BaseRoute]:
-    here = TournamentSite(site)
+def tournament_api_routes(site: ClubSite, here: TournamentSite | None = None) -> list[BaseRoute]:
+    here = here or TournamentSite(site)
 
     async def collection(request: Request) -> Any:
         tournaments = here.tournaments
@@ -113,6 +118,10 @@ def tournament_api_routes(site: ClubSite) -> list[BaseRoute]:
             elif kind == "start":  # made and hosted here; a start cut short is finished
                 started = await rounds.start(here.tournaments, registry_of(site), tid, stage,
                                              round_, source=caller.source)  # fmt: skip
+                here.bell.ring()  # the players' pages go to their seats
+                tournament = here.tournaments.state.get(tid)
+                assert site.server is not None
+                move_on(site.server, tournament, rounds.tables_of(tournament, stage, round_))
                 if started["complete"]:
                     return JSONResponse(started, status_code=201)
                 why = "some tables could not be made here: start the round again to make them"
@@ -141,6 +150,8 @@ def tournament_routes(site: ClubSite) -> Callable[[Server], Sequence[BaseRoute]]
 
     def routes(server: Server) -> Sequence[BaseRoute]:
         site.bind(server)
-        return tournament_api_routes(site)
+        here = TournamentSite(site)
+        return [*tournament_api_routes(site, here), *follow_routes(here), *seat_routes(here),
+                *board_routes(here), *page_routes()]  # fmt: skip
 
     return routes

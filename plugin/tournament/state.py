@@ -443,8 +443,8 @@ TABLE_RECORDS = ("tournament.replace", "tournament.absent", "tournament.link",
 def _apply_table_record(tournament: Tournament, record: Mapping[str, Any]) -> None:
     kind = record["type"]
     if kind == "tournament.link":
-        tournament.links[record["player"]] = record["generation"]
-        tournament.revoked.discard(record["player"])
+        tournament.links.update(record["generations"])
+        tournament.revoked.difference_update(record["generations"])
     elif kind == "tournament.link.revoke":
         tournament.revoked.add(record["player"])
     else:

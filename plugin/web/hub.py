@@ -179,6 +179,13 @@ class Hub:
                 connection.close_with(message, CloseCode.ENDED, "table_moved_on")
         self.forget(table_id)
 
+    def move_viewer(self, table_id: str, viewer: Viewer, moved: bytes) -> None:
+        """One seat's sessions go on at another table (`moved`: a tournament's next round,
+        plugin.tournament.follow); the table's other sessions stay."""
+        for connection in list(self._connections.get(table_id, ())):
+            if connection.viewer == viewer:
+                connection.close_with(moved, CloseCode.ENDED, "table_moved_on")
+
     def close_viewer(self, table_id: str, viewer: Viewer, code: str, message: str) -> None:
         """End every session of one seat (its link was re-issued), here and on every
         endpoint registered with `on_close_viewer`."""
