@@ -37,8 +37,9 @@ def opening() -> tuple[dict[str, Any], ...]:
 
     for n in range(1, 21):
         take(club.add_player({"nick": f"P{n}"}))
-    take(state.create(club, {"name": "Cup", "players": [f"P{n}" for n in range(1, 21)],
-                             "tables": 2, "games": 2, "hide_extras_from": "qualifying"}))  # fmt: skip
+    fields = {"name": "Cup", "players": [f"P{n}" for n in range(1, 21)], "tables": 2,
+              "games": 2, "hide_extras_from": "qualifying"}  # fmt: skip
+    take(state.create(club, fields))
     stage = state.get("t1").stages[0]
     problem = problem_of(stage, state.get("t1").players, [])
     seating = optimise(problem, seed=1, budget=Budget(moves=20_000))
@@ -56,14 +57,17 @@ SHEETS = st.builds(
 )  # fmt: skip
 # (kind, slot: round*2 + table - 1, winner, first-killed seat, sheet, guest seat)
 OPERATIONS = st.lists(
-    st.tuples(st.sampled_from(["link", "sign", "sign", "link", "reveal", "start"]), st.integers(0, 3),
+    st.tuples(st.sampled_from(["link", "sign", "sign", "link", "reveal", "start"]),
+              st.integers(0, 3),
               st.sampled_from(["city", "mafia"]), st.sampled_from([None, 3, 8]), SHEETS,
               st.sampled_from([None, 4])),
     min_size=4, max_size=24,
 )  # fmt: skip
 
 
-def game_of(players: list[str], winner: str, killed: int | None, guest: int | None) -> dict[str, Any]:
+def game_of(
+    players: list[str], winner: str, killed: int | None, guest: int | None
+) -> dict[str, Any]:
     seats = []
     for n, player in enumerate(players, 1):
         out, night = ("killed", 1) if killed == n else (None, None)
