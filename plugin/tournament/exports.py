@@ -90,6 +90,7 @@ def document(state: TournamentState, live: Live, tid: object, nick: Callable[[st
                    for n, stage in enumerate(tournament.stages)],
         "overall": {"games": overall.games, "rows": _rows(overall.rows(), nick)},
         "results": results,
+        "unscored": [{"game_id": g, "reason": why} for g, why in sorted(tables.refused.items())],
     }  # fmt: skip
 
 

@@ -32,6 +32,7 @@ from typing import Any
 
 from plugin.club.games import game_from_record
 from plugin.scoring import (
+    ScoringError,
     ScoringSystem,
     SeatScore,
     Standings,
@@ -60,6 +61,9 @@ class Tables:
     public_stages: list[Standings]
     public_overall: Standings
     games: dict[str, int] = field(default_factory=dict)  # game id -> its stage
+    # a signed sheet the tournament's system refuses (a system other than the sheet's):
+    # kept out of the standings, shown with why, until a correction it accepts
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 def _new(tournament: Tournament) -> Tables:
@@ -131,14 +135,20 @@ class Live:
 def put(tables: Tables, tournament: Tournament, game_id: str, where: tuple[int, int, int],
         game: Mapping[str, Any], sheet: Mapping[str, Any]) -> None:  # fmt: skip
     """A linked game's scores into its tournament's standings (replacing older ones)."""
-    whole = scores(tournament, where, game, sheet)
-    hide = tournament.hide_extras_from
-    public = (
-        whole
-        if hide is None or where[0] < hide
-        else scores(tournament, where, game, sheet, public=True)
-    )
-    stage = where[0]
+    stage, hide = where[0], tournament.hide_extras_from
+    try:
+        whole = scores(tournament, where, game, sheet)
+        public = whole
+        if hide is not None and stage >= hide:
+            public = scores(tournament, where, game, sheet, public=True)
+    except ScoringError as refusal:
+        for standings in (tables.stages[stage], tables.overall, tables.public_stages[stage],
+                          tables.public_overall):  # fmt: skip
+            standings.remove(game_id)
+        tables.games.pop(game_id, None)
+        tables.refused[game_id] = refusal.message
+        return
+    tables.refused.pop(game_id, None)
     tables.stages[stage].put(game_id, whole)
     tables.overall.put(game_id, whole)
     tables.public_stages[stage].put(game_id, public)

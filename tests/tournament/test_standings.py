@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from plugin.club import Club, ClubError
+from plugin.club import Club, ClubError, ClubState
 from plugin.eventlog import EventLog, open_log
 from plugin.signing import Signer
-from plugin.tournament import Tournament, Tournaments
+from plugin.tournament import Tournament, Tournaments, TournamentState, played
 from plugin.tournament.exports import document, to_csv
-from plugin.tournament.standings import recompute
+from plugin.tournament.standings import Live, recompute
+from tests.tournament.test_recompute import opening
 
 DEAL = ("civilian",) * 6 + ("sheriff", "mafia", "mafia", "don")
 SECRET = b"standings-secret-0123456789abcdef"
@@ -256,3 +257,33 @@ def test_a_tie_at_the_cut_is_left_to_the_organiser(cup: Cup) -> None:
     chosen = [row["player"] for row in rows[:10]]
     cup.t.seat("t1", 1, players=chosen, seconds=2, source="test")  # by hand
     assert sorted(cup.tournament().stages[1].seated) == sorted(chosen)
+
+
+def test_a_sheet_the_tournaments_system_refuses_is_shown_unscored_not_lost() -> None:
+    """A sheet signed under another system than the tournament's (0.33: not in fiim's steps
+    of 0.05) stays out of the standings with why; the fold goes on; a correction scores it.
+    (The club checks a sheet under its own system when it is signed: folded purely here.)"""
+    club, state, live = ClubState(), TournamentState(), Live()
+
+    def take(record: dict[str, Any]) -> None:
+        club.apply(record)
+        state.apply(record)
+        live.fold(record, state)
+
+    for record in opening():
+        take(record)
+    stage = state.get("t1").stages[0]
+    tables = [[stage.seated[i] for i in table] for table in stage.seating[0]]
+    odd = {"extra": {"1": [{"points": 0.33, "comment": "another system's step"}]}}
+    for n, sheet in ((0, odd), (1, {})):
+        take(played.link_table(state, "t1", 0, 0, n + 1, f"g{n}"))
+        take(club.sign(f"g{n}", "2026", "fiim", game_of(tables[n], winner="city"), sheet, "j"))
+    doc = document(state, live, "t1", club.nick_of, judge=True)
+    assert doc["stages"][0]["games"] == 1 and doc["unscored"][0]["game_id"] == "g0"
+    assert "steps of 0.05" in doc["unscored"][0]["reason"]
+    assert 0 in stage.finished  # signed is signed: the round is played
+    game = club.signed["g0"].game
+    take(club.correct("g0", extra(1, 0.35), game, "the step", "admin"))
+    doc = document(state, live, "t1", club.nick_of, judge=True)
+    assert doc["stages"][0]["games"] == 2 and doc["unscored"] == []
+    assert totals(doc)[tables[0][0]] == 1.65  # a civilian of the city's win, 0.3 + 0.35

@@ -61,9 +61,9 @@ def play_tables(db: Path, stage: int, round_: int, names: list[str], seed: int) 
         log.close()
 
 
-def setup(db: Path) -> None:
+def setup(db: Path, hide: str = "final") -> None:
     """20 players; a tournament of one qualifying round on 2 tables and a final of 10 in two
-    games whose extras are hidden; the qualifying seated and started."""
+    games, extras hidden from stage `hide` on; the qualifying seated and started."""
     log = open_log(db)
     assert isinstance(log, EventLog)
     try:
@@ -72,7 +72,7 @@ def setup(db: Path) -> None:
             tournaments.club.change(lambda s, n=n: s.add_player({"nick": f"P{n}"}), source="t")
         fields = {"name": "Cup", "players": [f"P{n}" for n in range(1, 21)], "tables": 2,
                   "games": 1, "stages": [{"name": "final", "players": 10, "games": 2}],
-                  "hide_extras_from": "final"}  # fmt: skip
+                  "hide_extras_from": hide}  # fmt: skip
         tournaments.create(fields, source="t")
         tournaments.seat("t1", 0, seconds=2, source="t")
         tournaments.start_round("t1", 0, 0, source="t")

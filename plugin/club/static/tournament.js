@@ -1,9 +1,11 @@
 // A tournament's public standings (issue 34), for players and streams: the final results,
 // each stage's standings and the overall ones, in the club's language; it reads
 // /api/club/tournaments/{id}/standings again every few seconds, so a signed sheet shows by
-// itself. The judges' hidden extra points are not in what the public is sent.
+// itself. The judges' hidden extra points are not in what the public is sent; a judge or
+// admin sees them with ?view=judges (his personal link's token kept by this browser, or the
+// admin key), never by default: a judge's browser may be the one streaming the page.
 
-import { api, clearError, el, header, points, root, showError, t } from "./club.js";
+import { api, clearError, el, header, points, root, showError, stored, t } from "./club.js";
 
 const REFRESH_MS = 3000;
 const POINT_COLUMNS = new Set(["main", "extra", "best_move", "penalty", "ci", "total"]);
@@ -11,6 +13,9 @@ const TABLE_COLUMNS = ["place", "nick", "games", "wins", "main", "extra", "best_
 const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
 let standings = null;
 let loads = 0;
+const judges = new URLSearchParams(location.search).get("view") === "judges";
+const token = () => (judges ? sessionStorage.getItem("autohost.admin-key") || stored("autohost.club.admin")
+  || stored("autohost.club.judge") : null);
 
 function table(tableId, columns, rows) {
   const head = el("tr", {}, ...columns.map((key) => el("th", { "data-key": key, scope: "col", text: t(key) })));
@@ -34,6 +39,7 @@ function render() {
       text: `${doc.system} · ${t("tie_breaks", { list: doc.tie_breaks.map((k) => t(k)).join(", ") })}` }),
   ];
   const played = doc.stages.filter((stage) => stage.games > 0);
+  if (judges) sections.push(el("p", { class: "ok", id: "judges-view", text: t("judges_view") }));
   if (!played.length) sections.push(el("p", { id: "no-games", text: t("no_tournament_games") }));
   if (doc.results.length) {
     sections.push(el("h2", { text: t("results") }),
@@ -54,7 +60,7 @@ function render() {
 
 async function load() {
   try {
-    standings = await api(`tournaments/${encodeURIComponent(id)}/standings`);
+    standings = await api(`tournaments/${encodeURIComponent(id)}/standings`, { token: token() });
     loads += 1;
     clearError();
     render();
