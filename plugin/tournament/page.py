@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .api import TournamentSite
 
 PAGE = SHELL.format(page="tournament", root="../")
+CACHED = 16  # standings documents kept (tournaments x views), all dropped when full
 
 
 def _number(body: dict[str, Any], key: str, default: int | None = None) -> int:
@@ -45,6 +46,7 @@ def _number(body: dict[str, Any], key: str, default: int | None = None) -> int:
 
 def standings_routes(here: TournamentSite) -> list[BaseRoute]:
     site = here.site
+    built: dict[tuple[object, ...], dict[str, Any]] = {}
 
     def judge(request: Request) -> bool:
         """A judge's or admin's view (the hidden extras too); anybody else the public's. A
@@ -59,8 +61,16 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
         if kind not in ("json", "csv"):
             raise TournamentError("bad_format", f"format is json or csv, not {kind!r}")
         tournaments = here.tournaments
-        doc = document(tournaments.state, tournaments.live, tid, site.club.state.nick_of,
-                       judge=judge(request))  # fmt: skip
+        # Built once per state of the log (the club's last record): many pages of players
+        # and streams read it every few seconds, and between two records it is the same.
+        key = (tid, judge(request), tournaments.seq, site.club.seq)
+        doc = built.get(key)
+        if doc is None:
+            doc = document(tournaments.state, tournaments.live, tid, site.club.state.nick_of,
+                           judge=key[1])  # fmt: skip
+            if len(built) >= CACHED:
+                built.clear()
+            built[key] = doc
         if kind == "json":
             return doc
         name = f"standings-{doc['id']}.csv"

@@ -43,7 +43,7 @@ class Cup:
     """A club of 20 players and its tournament on a real log: 20 players, 2 tables, 2 games
     each (two rounds), then a final of 10 (1 game) whose extras are hidden."""
 
-    def __init__(self, path: Path, *, final_games: int = 1) -> None:
+    def __init__(self, path: str | Path, *, final_games: int = 1) -> None:
         self.path = path
         self.log = open_log(path)
         assert isinstance(self.log, EventLog)
@@ -225,7 +225,9 @@ def test_hidden_extras_and_the_organisers_reveal(tmp_path: Path) -> None:
     assert refused.value.code == "revealed" and cup.written() == before
 
 
-def test_a_reopened_log_folds_the_same_standings(cup: Cup) -> None:
+def test_a_reopened_log_folds_the_same_standings(log_at: str | Path) -> None:
+    """On SQLite and PostgreSQL: a server starting again folds the same standings."""
+    cup = Cup(log_at)
     qualify(cup)
     before = cup.doc()
     cup.log.close()
