@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from plugin.club.games import game_from_record
+from plugin.club.games import game_from_record, game_of_table, game_record
+from plugin.host.ports import Log
+from plugin.protocol.export import table_protocol
 from plugin.scoring import (
     ScoringError,
     ScoringSystem,
@@ -174,6 +176,33 @@ def recompute(records: Iterable[Mapping[str, Any]]) -> tuple[TournamentState, di
                     tables = result[tournament.id] = _new(tournament)
                 put(tables, tournament, game_id, where, *sheets[game_id])
     return state, result
+
+
+def from_protocols(log: Log, records: Iterable[Mapping[str, Any]]) -> dict[str, Tables]:
+    """The standings recomputed from the tables' protocols (issue 34: "the final standings
+    equal a recomputation from the protocols"): every linked table's game read again from
+    its own records in the event log (plugin.protocol.export: roles, who left how, fouls,
+    the winner, the best move), with the judge's parts of its final sheet and who sat where
+    as the sheet has it (an admin's correction of a seat's player is a record too). A table
+    whose protocol the log no longer holds is left out."""
+    state = TournamentState()
+    sheets: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for record in records:
+        state.apply(record)
+        if record["type"] in ("sheet.sign", "sheet.correct"):
+            sheets[record["game_id"]] = (record["game"], record["sheet"])
+    result: dict[str, Tables] = {}
+    for tournament in state.tournaments.values():
+        tables = result[tournament.id] = _new(tournament)
+        for game_id, where in sorted(tournament.tables.items()):
+            protocol = table_protocol(log, game_id)
+            if game_id not in sheets or protocol is None:
+                continue
+            signed, sheet = sheets[game_id]
+            who = {seat["seat"]: seat["player"] for seat in signed["seats"]}
+            game = game_record(game_of_table(protocol, who))
+            put(tables, tournament, game_id, where, game, sheet)
+    return result
 
 
 def top(state: TournamentState, live: Live, tid: object, stage: int) -> list[str]:

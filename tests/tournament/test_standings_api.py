@@ -18,6 +18,7 @@ from plugin.eventlog import EventLog, log_opener, open_log
 from plugin.signing import Signer
 from plugin.tournament import Tournaments
 from plugin.tournament.api import tournament_routes
+from plugin.tournament.standings import from_protocols, recompute
 from plugin.web.app import ServerConfig, create_app
 from testing import TestClient
 from testing.club import write_finished_table
@@ -183,3 +184,16 @@ def test_linked_tables_signed_sheets_standings_exports_and_a_restart(tmp_path: P
         assert client.get("/club/static/tournament.js").status_code == 200
     with app(db, files) as client:  # a restart: the fold of the records, nothing lost
         assert client.get("/api/club/tournaments/t1/standings").json() == revealed
+    # the standings equal a recomputation from the tables' own protocols
+    log = open_log(db)
+    assert isinstance(log, EventLog)
+    try:
+        records = [entry.record for entry in log.club_records(0)]
+        _, recomputed = recompute(records)
+        protocols = from_protocols(log, records)["t1"]
+    finally:
+        log.close()
+    assert protocols.overall.games == 3
+    for mine, theirs in [(protocols.overall, recomputed["t1"].overall),
+                         *zip(protocols.stages, recomputed["t1"].stages, strict=True)]:  # fmt: skip
+        assert mine.rows() == theirs.rows()
