@@ -43,6 +43,7 @@ from plugin.scoring import (
     sheet_from_json,
 )
 
+from . import played
 from .state import Tournament, TournamentError, TournamentState
 
 JUDGES_PARTS = ("extra", "auto_bonus_removed")  # what the public does not see while hidden
@@ -194,10 +195,12 @@ def from_protocols(log: Log, records: Iterable[Mapping[str, Any]]) -> dict[str, 
     result: dict[str, Tables] = {}
     for tournament in state.tournaments.values():
         tables = result[tournament.id] = _new(tournament)
-        for game_id, where in sorted(tournament.tables.items()):
+        for game_id in sorted(tournament.tables):
             protocol = table_protocol(log, game_id)
-            if game_id not in sheets or protocol is None:
+            placed = played.placement(state, game_id)
+            if game_id not in sheets or protocol is None or placed is None:
                 continue
+            where = placed[1:]
             signed, sheet = sheets[game_id]
             who = {seat["seat"]: seat["player"] for seat in signed["seats"]}
             game = game_record(game_of_table(protocol, who))
