@@ -10,6 +10,7 @@
     POST /api/club/tournaments/{id}/reveal  reveal the hidden extra points            admin
     GET  /club/tournaments/{id}        the standings page for players and streams (public;
                                        plugin/club/static/tournament.js, refreshing itself)
+    GET  /club/tournaments             the club's tournaments, each linking to its page
 
 Refusals are answered as the club's (plugin.club.api.guarded): a code, a message, nothing
 written.
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from .api import TournamentSite
 
 PAGE = SHELL.format(page="tournament", root="../")
+LIST = SHELL.format(page="tournament", root="")  # /club/tournaments: the club's tournaments
 CACHED = 16  # standings documents kept (tournaments x views), all dropped when full
 
 
@@ -97,6 +99,9 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
     async def page(request: Request) -> Response:
         return HTMLResponse(PAGE, headers=HEADERS)
 
+    async def listing(request: Request) -> Response:
+        return HTMLResponse(LIST, headers=HEADERS)
+
     api = [
         ("/api/club/tournaments/{id}/standings", standings, ["GET"]),
         ("/api/club/tournaments/{id}/standings.{kind}", standings, ["GET"]),
@@ -104,4 +109,4 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
         ("/api/club/tournaments/{id}/reveal", reveal, ["POST"]),
     ]
     routes: list[BaseRoute] = [Route(p, guarded(h), methods=m) for p, h, m in api]
-    return [*routes, Route("/club/tournaments/{id}", page)]
+    return [*routes, Route("/club/tournaments", listing), Route("/club/tournaments/{id}", page)]

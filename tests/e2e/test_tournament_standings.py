@@ -1,10 +1,10 @@
 """A tournament's public standings page in real Chromium (issue 34), on a real `autohost
-serve`: the page opens before any game is signed; the round's two finished tables are
-linked and their judge's sheets signed over the REST API; the page, refreshing itself,
-shows each player's points as the API answers the public (the judges' extra points of the
-stage hidden) and the final results; with ?view=judges and the admin key it shows the
-hidden extras too; in Russian its headings are Russian; the strict CSP holds (no page
-error, only its own scripts).
+serve`: the page opens from the club's list of tournaments before any game is signed; the
+round's two finished tables are linked and their judge's sheets signed over the REST API;
+the page, refreshing itself, shows each player's points as the API answers the public (the
+judges' extra points of the stage hidden) and the final results; with ?view=judges and the
+admin key it shows the hidden extras too; in Russian its headings are Russian; the strict
+CSP holds (no page error, only its own scripts).
 
 Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/tournament-standings.png."""
 
@@ -54,10 +54,14 @@ async def test_the_standings_page_follows_the_signed_sheets(
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        answer = await page.goto(f"{server.base}/club/tournaments/t1?lang=en")
+        answer = await page.goto(f"{server.base}/club/tournaments?lang=en")  # the club's list
         assert answer is not None and "script-src 'self'" in answer.headers.get(
             "content-security-policy", ""
         )
+        await wait_for(page, "document.querySelector('#tournaments a') !== null",
+                       timeout=WAIT_MS)  # fmt: skip
+        await page.click("#tournaments a")  # "Cup": its standings page
+        await page.wait_for_url("**/club/tournaments/t1")
         await wait_for(page, "document.getElementById('no-games') !== null", timeout=WAIT_MS)
         async with server.http() as http:
             for n, table in enumerate(["q1", "q2"], 1):

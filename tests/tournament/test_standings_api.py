@@ -182,6 +182,8 @@ def test_linked_tables_signed_sheets_standings_exports_and_a_restart(tmp_path: P
         page = client.get("/club/tournaments/t1")
         assert page.status_code == 200 and "static/tournament.js" in page.text
         assert client.get("/club/static/tournament.js").status_code == 200
+        listing = client.get("/club/tournaments")
+        assert listing.status_code == 200 and 'src="static/tournament.js"' in listing.text
     with app(db, files) as client:  # a restart: the fold of the records, nothing lost
         assert client.get("/api/club/tournaments/t1/standings").json() == revealed
     # the standings equal a recomputation from the tables' own protocols

@@ -10,7 +10,8 @@ import { api, clearError, el, header, points, root, showError, stored, t } from 
 const REFRESH_MS = 3000;
 const POINT_COLUMNS = new Set(["main", "extra", "best_move", "penalty", "ci", "total"]);
 const TABLE_COLUMNS = ["place", "nick", "games", "wins", "main", "extra", "best_move", "penalty", "ci", "total"];
-const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
+const parts = location.pathname.split("/").filter(Boolean);
+const id = parts.at(-1) === "tournaments" ? null : decodeURIComponent(parts.at(-1) ?? "");
 let standings = null;
 let loads = 0;
 const judges = new URLSearchParams(location.search).get("view") === "judges";
@@ -69,7 +70,25 @@ async function load() {
   }
 }
 
-header("tournament.title");
-window.__tournament = { get document() { return standings; }, get loads() { return loads; }, reload: load };
-await load();
-setInterval(() => { if (!document.hidden) load(); }, REFRESH_MS);
+/** /club/tournaments: the club's tournaments, each a link to its standings. */
+async function list() {
+  header("tournaments_link");
+  try {
+    const tournaments = await api("tournaments");
+    document.getElementById("club-main").replaceChildren(el("ul", { id: "tournaments" },
+      ...tournaments.map((one) => el("li", {}, el("a", {
+        href: new URL(`tournaments/${encodeURIComponent(one.id)}`, root).href, text: one.name,
+      }), ` · ${one.stages.join(" → ")} · ${one.players}`))));
+  } catch (error) {
+    showError(error);
+  }
+}
+
+if (id === null) {
+  await list();
+} else {
+  header("tournament.title");
+  window.__tournament = { get document() { return standings; }, get loads() { return loads; }, reload: load };
+  await load();
+  setInterval(() => { if (!document.hidden) load(); }, REFRESH_MS);
+}
