@@ -6,6 +6,7 @@ Bad input is refused with its code and writes nothing."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -194,6 +195,21 @@ def test_the_final_takes_the_top_ten_and_hides_its_extras_until_revealed(cup: Cu
         r["player"] for r in judges["stages"][1]["rows"]
     ]  # finalists first, in the final's order
     assert {r["stage_reached"] for r in judges["results"][10:]} == {"qualifying"}
+    # finalists equal on every tie-break of the final: the better qualifier placed first
+    breaks = ("total", "extra_penalty_best_move", "wins", "special_role_wins",
+              "first_night_deaths")  # fmt: skip
+    finalists = judges["results"][:10]
+    ties = 0
+    for a, b in itertools.pairwise(finalists):
+        if all(a[k] == b[k] for k in breaks):
+            ties += 1
+            assert a["place_before"] <= b["place_before"]
+            assert (a["place"] == b["place"]) == (a["place_before"] == b["place_before"])
+        else:
+            assert a["place"] < b["place"]
+    assert ties > 0  # a final of one game: its six civilians tie on everything
+    qualifiers = {r["player"]: r["place"] for r in judges["stages"][0]["rows"]}
+    assert all(r["place_before"] == qualifiers[r["player"]] for r in finalists)
     assert "results" in to_csv(judges) and to_csv(judges).count("\r\n") == 1 + 20 + 10 + 20 + 20
 
 
