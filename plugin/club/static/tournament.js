@@ -39,6 +39,9 @@ function render() {
     el("p", { class: "muted", id: "tie-breaks",
       text: `${doc.system} · ${t("tie_breaks", { list: doc.tie_breaks.map((k) => t(k)).join(", ") })}` }),
   ];
+  for (const game of doc.unscored ?? []) {
+    sections.push(el("p", { class: "error unscored", text: t("unscored", { game: game.game_id, reason: game.reason }) }));
+  }
   const played = doc.stages.filter((stage) => stage.games > 0);
   if (judges) sections.push(el("p", { class: "ok", id: "judges-view", text: t("judges_view") }));
   if (!played.length) sections.push(el("p", { id: "no-games", text: t("no_tournament_games") }));
