@@ -94,7 +94,9 @@ def document(state: TournamentState, live: Live, tid: object, nick: Callable[[st
                    for n, stage in enumerate(tournament.stages)],
         "overall": {"games": overall.games, "rows": _rows(overall.rows(), nick)},
         "results": results,
-        "unscored": [{"game_id": g, "reason": why} for g, why in sorted(tables.refused.items())],
+        # why a game is not scored may name a judge's points: the judges' view only
+        "unscored": [{"game_id": g, "reason": why if judge else ""}
+                     for g, why in sorted(tables.refused.items())],
     }  # fmt: skip
 
 

@@ -299,6 +299,8 @@ def test_a_sheet_the_tournaments_system_refuses_is_shown_unscored_not_lost() -> 
     doc = document(state, live, "t1", club.nick_of, judge=True)
     assert doc["stages"][0]["games"] == 1 and doc["unscored"][0]["game_id"] == "g0"
     assert "steps of 0.05" in doc["unscored"][0]["reason"]
+    public = document(state, live, "t1", club.nick_of, judge=False)["unscored"]
+    assert public == [{"game_id": "g0", "reason": ""}]  # it may name a judge's points
     assert 0 in stage.finished  # signed is signed: the round is played
     game = club.signed["g0"].game
     take(club.correct("g0", extra(1, 0.35), game, "the step", "admin"))
