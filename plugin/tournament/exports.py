@@ -2,11 +2,11 @@
 standings, the overall standings (every stage's games together) and the final results,
 with the tie-breaks that decided them.
 
-The final results (what a chief judge announces): a player's place is decided by the last
-stage he played, those who reached a later stage first (the finalists, then those out in
-the semi-final, then the rest); within a stage by that stage's standings (its system's
-tie-breaks); players equal on all of them there by their place in the stage before (the
-better qualifier first); still equal, they share the place.
+The final results (what a chief judge announces, each with the values that placed him):
+a player's place is decided by the last stage he played, those who reached a later stage
+first (the finalists, then those out in the semi-final, then the rest); within a stage by
+that stage's standings (its system's tie-breaks); players equal on all of them there by
+their place in the stage before (the better qualifier first); still equal, they share the place.
 
 Seen by the public (`judge=False`) while a stage's extras are hidden
 (plugin.tournament.standings.hidden), that stage and the overall standings are the public's,
@@ -28,7 +28,7 @@ from .state import Tournament, TournamentState
 
 COLUMNS = ("place", "nick", "player", "games", "wins", "main", "extra", "best_move", "penalty",
            "ci", "total", "special_role_wins", "first_night_deaths")  # fmt: skip
-CSV_COLUMNS = ("table", *COLUMNS, "stage_reached")
+CSV_COLUMNS = ("table", *COLUMNS, "extra_penalty_best_move", "stage_reached", "place_before")
 
 
 def _rows(rows: list[Row], nick: Callable[[str], str]) -> list[dict[str, Any]]:
@@ -36,12 +36,16 @@ def _rows(rows: list[Row], nick: Callable[[str], str]) -> list[dict[str, Any]]:
     for row in rows:
         record = row.record()
         record["place"] = record.pop("rank")
-        out.append({**record, "nick": nick(row.player)})
+        tie_break = round(float(row.extra_penalty_best_move), 2)
+        out.append({**record, "nick": nick(row.player), "extra_penalty_best_move": tie_break})
     return out
 
 
-def _results(tournament: Tournament, stages: list[Standings]) -> list[tuple[int, Row, int]]:
-    """(place, row in his last stage, that stage) of every player who played a game."""
+def _results(
+    tournament: Tournament, stages: list[Standings]
+) -> list[tuple[int, Row, int, int | None]]:
+    """(place, row in his last stage, that stage, his place in the stage before) of every
+    player who played a game."""
     placed: list[tuple[tuple[object, ...], Row, int]] = []
     seen: set[str] = set()
     earlier: list[dict[str, int]] = [{r.player: r.rank for r in s.rows()} for s in stages]
@@ -53,10 +57,10 @@ def _results(tournament: Tournament, stages: list[Standings]) -> list[tuple[int,
             before = earlier[index - 1].get(row.player, 10**6) if index else 0
             placed.append(((-index, row.rank, before), row, index))
     placed.sort(key=lambda item: (item[0], item[1].player))
-    out: list[tuple[int, Row, int]] = []
+    out: list[tuple[int, Row, int, int | None]] = []
     for n, (key, row, index) in enumerate(placed):
         place = out[-1][0] if out and placed[n - 1][0] == key else n + 1
-        out.append((place, row, index))
+        out.append((place, row, index, earlier[index - 1].get(row.player) if index else None))
     return out
 
 
@@ -73,9 +77,9 @@ def document(state: TournamentState, live: Live, tid: object, nick: Callable[[st
     linked: dict[int, int] = {}
     for stage_index, _, _ in (t.where for t in tournament.tables.values()):
         linked[stage_index] = linked.get(stage_index, 0) + 1
-    results = [{"place": place, "nick": nick(row.player), "player": row.player,
-                "stage_reached": tournament.stages[index].name, "total": round(float(row.total), 2)}
-               for place, row, index in _results(tournament, stages)]  # fmt: skip
+    results = [{**_rows([row], nick)[0], "place": place,
+                "stage_reached": tournament.stages[index].name, "place_before": before}
+               for place, row, index, before in _results(tournament, stages)]  # fmt: skip
     return {
         "id": tournament.id, "name": tournament.name, "system": tournament.system,
         "tie_breaks": list(tables.overall.system.tie_breaks),
@@ -90,13 +94,16 @@ def document(state: TournamentState, live: Live, tid: object, nick: Callable[[st
                    for n, stage in enumerate(tournament.stages)],
         "overall": {"games": overall.games, "rows": _rows(overall.rows(), nick)},
         "results": results,
+        # why a game is not scored may name a judge's points: the judges' view only
+        "unscored": [{"game_id": g, "reason": why if judge else ""}
+                     for g, why in sorted(tables.refused.items())],
     }  # fmt: skip
 
 
 def to_csv(doc: dict[str, Any]) -> str:
     """One CSV of every table of the document: the `table` column names it (a stage's name,
-    "overall" or "results"); the final results fill place, nick, player, total and
-    stage_reached."""
+    "overall" or "results"); a final result's row is his row of the last stage he played
+    (every tie-break of it), the stage's name and his place in the stage before."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)

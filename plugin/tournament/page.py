@@ -10,6 +10,7 @@
     POST /api/club/tournaments/{id}/reveal  reveal the hidden extra points            admin
     GET  /club/tournaments/{id}        the standings page for players and streams (public;
                                        plugin/club/static/tournament.js, refreshing itself)
+    GET  /club/tournaments             the club's tournaments, each linking to its page
 
 Refusals are answered as the club's (plugin.club.api.guarded): a code, a message, nothing
 written.
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
     from .api import TournamentSite
 
 PAGE = SHELL.format(page="tournament", root="../")
+LIST = SHELL.format(page="tournament", root="")  # /club/tournaments: the club's tournaments
+CACHED = 16  # standings documents kept (tournaments x views), all dropped when full
 
 
 def _number(body: dict[str, Any], key: str, default: int | None = None) -> int:
@@ -45,6 +48,7 @@ def _number(body: dict[str, Any], key: str, default: int | None = None) -> int:
 
 def standings_routes(here: TournamentSite) -> list[BaseRoute]:
     site = here.site
+    built: dict[tuple[object, ...], dict[str, Any]] = {}
 
     def judge(request: Request) -> bool:
         """A judge's or admin's view (the hidden extras too); anybody else the public's. A
@@ -59,8 +63,16 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
         if kind not in ("json", "csv"):
             raise TournamentError("bad_format", f"format is json or csv, not {kind!r}")
         tournaments = here.tournaments
-        doc = document(tournaments.state, tournaments.live, tid, site.club.state.nick_of,
-                       judge=judge(request))  # fmt: skip
+        # Built once per state of the log (the club's last record): many pages of players
+        # and streams read it every few seconds, and between two records it is the same.
+        key = (tid, judge(request), tournaments.seq, site.club.seq)
+        doc = built.get(key)
+        if doc is None:
+            doc = document(tournaments.state, tournaments.live, tid, site.club.state.nick_of,
+                           judge=key[1])  # fmt: skip
+            if len(built) >= CACHED:
+                built.clear()
+            built[key] = doc
         if kind == "json":
             return doc
         name = f"standings-{doc['id']}.csv"
@@ -87,6 +99,9 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
     async def page(request: Request) -> Response:
         return HTMLResponse(PAGE, headers=HEADERS)
 
+    async def listing(request: Request) -> Response:
+        return HTMLResponse(LIST, headers=HEADERS)
+
     api = [
         ("/api/club/tournaments/{id}/standings", standings, ["GET"]),
         ("/api/club/tournaments/{id}/standings.{kind}", standings, ["GET"]),
@@ -94,4 +109,4 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
         ("/api/club/tournaments/{id}/reveal", reveal, ["POST"]),
     ]
     routes: list[BaseRoute] = [Route(p, guarded(h), methods=m) for p, h, m in api]
-    return [*routes, Route("/club/tournaments/{id}", page)]
+    return [*routes, Route("/club/tournaments", listing), Route("/club/tournaments/{id}", page)]

@@ -2,17 +2,17 @@
 round and table number (`link_table`, the record `tournament.table`), rounds finished by
 their signed sheets, and the organiser revealing the hidden extra points (`reveal`).
 
-A round's start (plugin.tournament.rounds, the round's tables) creates one table per
-table of the round and links each, once, by calling
+A round's start (plugin.tournament.rounds) names each table it makes in its own record,
+which makes it the round's (a `RoundTable`, as a link does). A table made by hand is
+linked by
 
     Tournaments.link_table(tournament, stage, round, table_no, table_id, source=...)
 
-(stage and round from 0 as the records number them, table_no from 1 as the start record's
-"table"); over REST `POST /api/club/tournaments/{id}/tables {stage?, round, table,
-table_id}` does the same for a table created by hand. From then the table's judge's sheet,
-once signed (the club's `sheet.sign`, corrected by `sheet.correct`), counts in the
-tournament's standings (plugin.tournament.standings). A game signed before its table was
-linked counts from the link on.
+(stage and round from 0 as the records number them, table_no from 1), or over REST
+`POST /api/club/tournaments/{id}/tables {stage?, round, table, table_id}`. From then the
+table's judge's sheet, once signed (the club's `sheet.sign`, corrected by
+`sheet.correct`), counts in the tournament's standings (plugin.tournament.standings). A
+game signed before its table was linked counts from the link on.
 
 A round counts as finished when every table of it is linked and signed (the fold decides
 it, so a restart decides the same); the organiser's manual finish stays for a round played

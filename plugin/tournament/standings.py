@@ -30,8 +30,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from plugin.club.games import game_from_record
+from plugin.club.games import game_from_record, game_of_table, game_record
+from plugin.host.ports import Log
+from plugin.protocol.export import table_protocol
 from plugin.scoring import (
+    ScoringError,
     ScoringSystem,
     SeatScore,
     Standings,
@@ -40,6 +43,7 @@ from plugin.scoring import (
     sheet_from_json,
 )
 
+from . import played
 from .state import Tournament, TournamentError, TournamentState
 
 JUDGES_PARTS = ("extra", "auto_bonus_removed")  # what the public does not see while hidden
@@ -60,6 +64,9 @@ class Tables:
     public_stages: list[Standings]
     public_overall: Standings
     games: dict[str, int] = field(default_factory=dict)  # game id -> its stage
+    # a signed sheet the tournament's system refuses (a system other than the sheet's):
+    # kept out of the standings, shown with why, until a correction it accepts
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 def _new(tournament: Tournament) -> Tables:
@@ -131,14 +138,20 @@ class Live:
 def put(tables: Tables, tournament: Tournament, game_id: str, where: tuple[int, int, int],
         game: Mapping[str, Any], sheet: Mapping[str, Any]) -> None:  # fmt: skip
     """A linked game's scores into its tournament's standings (replacing older ones)."""
-    whole = scores(tournament, where, game, sheet)
-    hide = tournament.hide_extras_from
-    public = (
-        whole
-        if hide is None or where[0] < hide
-        else scores(tournament, where, game, sheet, public=True)
-    )
-    stage = where[0]
+    stage, hide = where[0], tournament.hide_extras_from
+    try:
+        whole = scores(tournament, where, game, sheet)
+        public = whole
+        if hide is not None and stage >= hide:
+            public = scores(tournament, where, game, sheet, public=True)
+    except ScoringError as refusal:
+        for standings in (tables.stages[stage], tables.overall, tables.public_stages[stage],
+                          tables.public_overall):  # fmt: skip
+            standings.remove(game_id)
+        tables.games.pop(game_id, None)
+        tables.refused[game_id] = refusal.message
+        return
+    tables.refused.pop(game_id, None)
     tables.stages[stage].put(game_id, whole)
     tables.overall.put(game_id, whole)
     tables.public_stages[stage].put(game_id, public)
@@ -165,6 +178,35 @@ def recompute(records: Iterable[Mapping[str, Any]]) -> tuple[TournamentState, di
                     tables = result[tournament.id] = _new(tournament)
                 put(tables, tournament, game_id, where, *sheets[game_id])
     return state, result
+
+
+def from_protocols(log: Log, records: Iterable[Mapping[str, Any]]) -> dict[str, Tables]:
+    """The standings recomputed from the tables' protocols (issue 34: "the final standings
+    equal a recomputation from the protocols"): every linked table's game read again from
+    its own records in the event log (plugin.protocol.export: roles, who left how, fouls,
+    the winner, the best move), with the judge's parts of its final sheet and who sat where
+    as the sheet has it (an admin's correction of a seat's player is a record too). A table
+    whose protocol the log no longer holds is left out."""
+    state = TournamentState()
+    sheets: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+    for record in records:
+        state.apply(record)
+        if record["type"] in ("sheet.sign", "sheet.correct"):
+            sheets[record["game_id"]] = (record["game"], record["sheet"])
+    result: dict[str, Tables] = {}
+    for tournament in state.tournaments.values():
+        tables = result[tournament.id] = _new(tournament)
+        for game_id in sorted(tournament.tables):
+            protocol = table_protocol(log, game_id)
+            placed = played.placement(state, game_id)
+            if game_id not in sheets or protocol is None or placed is None:
+                continue
+            where = placed[1:]
+            signed, sheet = sheets[game_id]
+            who = {seat["seat"]: seat["player"] for seat in signed["seats"]}
+            game = game_record(game_of_table(protocol, who))
+            put(tables, tournament, game_id, where, game, sheet)
+    return result
 
 
 def top(state: TournamentState, live: Live, tid: object, stage: int) -> list[str]:

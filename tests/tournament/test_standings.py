@@ -6,17 +6,19 @@ Bad input is refused with its code and writes nothing."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from plugin.club import Club, ClubError
+from plugin.club import Club, ClubError, ClubState
 from plugin.eventlog import EventLog, open_log
 from plugin.signing import Signer
-from plugin.tournament import Tournament, Tournaments
+from plugin.tournament import Tournament, Tournaments, TournamentState, played
 from plugin.tournament.exports import document, to_csv
-from plugin.tournament.standings import recompute
+from plugin.tournament.standings import Live, recompute
+from tests.tournament.test_recompute import opening
 
 DEAL = ("civilian",) * 6 + ("sheriff", "mafia", "mafia", "don")
 SECRET = b"standings-secret-0123456789abcdef"
@@ -42,7 +44,7 @@ class Cup:
     """A club of 20 players and its tournament on a real log: 20 players, 2 tables, 2 games
     each (two rounds), then a final of 10 (1 game) whose extras are hidden."""
 
-    def __init__(self, path: Path, *, final_games: int = 1) -> None:
+    def __init__(self, path: str | Path, *, final_games: int = 1) -> None:
         self.path = path
         self.log = open_log(path)
         assert isinstance(self.log, EventLog)
@@ -193,6 +195,21 @@ def test_the_final_takes_the_top_ten_and_hides_its_extras_until_revealed(cup: Cu
         r["player"] for r in judges["stages"][1]["rows"]
     ]  # finalists first, in the final's order
     assert {r["stage_reached"] for r in judges["results"][10:]} == {"qualifying"}
+    # finalists equal on every tie-break of the final: the better qualifier placed first
+    breaks = ("total", "extra_penalty_best_move", "wins", "special_role_wins",
+              "first_night_deaths")  # fmt: skip
+    finalists = judges["results"][:10]
+    ties = 0
+    for a, b in itertools.pairwise(finalists):
+        if all(a[k] == b[k] for k in breaks):
+            ties += 1
+            assert a["place_before"] <= b["place_before"]
+            assert (a["place"] == b["place"]) == (a["place_before"] == b["place_before"])
+        else:
+            assert a["place"] < b["place"]
+    assert ties > 0  # a final of one game: its six civilians tie on everything
+    qualifiers = {r["player"]: r["place"] for r in judges["stages"][0]["rows"]}
+    assert all(r["place_before"] == qualifiers[r["player"]] for r in finalists)
     assert "results" in to_csv(judges) and to_csv(judges).count("\r\n") == 1 + 20 + 10 + 20 + 20
 
 
@@ -224,7 +241,9 @@ def test_hidden_extras_and_the_organisers_reveal(tmp_path: Path) -> None:
     assert refused.value.code == "revealed" and cup.written() == before
 
 
-def test_a_reopened_log_folds_the_same_standings(cup: Cup) -> None:
+def test_a_reopened_log_folds_the_same_standings(log_at: str | Path) -> None:
+    """On SQLite and PostgreSQL: a server starting again folds the same standings."""
+    cup = Cup(log_at)
     qualify(cup)
     before = cup.doc()
     cup.log.close()
@@ -256,3 +275,35 @@ def test_a_tie_at_the_cut_is_left_to_the_organiser(cup: Cup) -> None:
     chosen = [row["player"] for row in rows[:10]]
     cup.t.seat("t1", 1, players=chosen, seconds=2, source="test")  # by hand
     assert sorted(cup.tournament().stages[1].seated) == sorted(chosen)
+
+
+def test_a_sheet_the_tournaments_system_refuses_is_shown_unscored_not_lost() -> None:
+    """A sheet signed under another system than the tournament's (0.33: not in fiim's steps
+    of 0.05) stays out of the standings with why; the fold goes on; a correction scores it.
+    (The club checks a sheet under its own system when it is signed: folded purely here.)"""
+    club, state, live = ClubState(), TournamentState(), Live()
+
+    def take(record: dict[str, Any]) -> None:
+        club.apply(record)
+        state.apply(record)
+        live.fold(record, state)
+
+    for record in opening():
+        take(record)
+    stage = state.get("t1").stages[0]
+    tables = [[stage.seated[i] for i in table] for table in stage.seating[0]]
+    odd = {"extra": {"1": [{"points": 0.33, "comment": "another system's step"}]}}
+    for n, sheet in ((0, odd), (1, {})):
+        take(played.link_table(state, "t1", 0, 0, n + 1, f"g{n}"))
+        take(club.sign(f"g{n}", "2026", "fiim", game_of(tables[n], winner="city"), sheet, "j"))
+    doc = document(state, live, "t1", club.nick_of, judge=True)
+    assert doc["stages"][0]["games"] == 1 and doc["unscored"][0]["game_id"] == "g0"
+    assert "steps of 0.05" in doc["unscored"][0]["reason"]
+    public = document(state, live, "t1", club.nick_of, judge=False)["unscored"]
+    assert public == [{"game_id": "g0", "reason": ""}]  # it may name a judge's points
+    assert 0 in stage.finished  # signed is signed: the round is played
+    game = club.signed["g0"].game
+    take(club.correct("g0", extra(1, 0.35), game, "the step", "admin"))
+    doc = document(state, live, "t1", club.nick_of, judge=True)
+    assert doc["stages"][0]["games"] == 2 and doc["unscored"] == []
+    assert totals(doc)[tables[0][0]] == 1.65  # a civilian of the city's win, 0.3 + 0.35

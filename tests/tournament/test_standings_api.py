@@ -18,6 +18,7 @@ from plugin.eventlog import EventLog, log_opener, open_log
 from plugin.signing import Signer
 from plugin.tournament import Tournaments
 from plugin.tournament.api import tournament_routes
+from plugin.tournament.standings import from_protocols, recompute
 from plugin.web.app import ServerConfig, create_app
 from testing import TestClient
 from testing.club import write_finished_table
@@ -61,9 +62,9 @@ def play_tables(db: Path, stage: int, round_: int, names: list[str], seed: int) 
         log.close()
 
 
-def setup(db: Path) -> None:
+def setup(db: Path, hide: str = "final") -> None:
     """20 players; a tournament of one qualifying round on 2 tables and a final of 10 in two
-    games whose extras are hidden; the qualifying seated and started."""
+    games, extras hidden from stage `hide` on; the qualifying seated and started."""
     log = open_log(db)
     assert isinstance(log, EventLog)
     try:
@@ -72,7 +73,7 @@ def setup(db: Path) -> None:
             tournaments.club.change(lambda s, n=n: s.add_player({"nick": f"P{n}"}), source="t")
         fields = {"name": "Cup", "players": [f"P{n}" for n in range(1, 21)], "tables": 2,
                   "games": 1, "stages": [{"name": "final", "players": 10, "games": 2}],
-                  "hide_extras_from": "final"}  # fmt: skip
+                  "hide_extras_from": hide}  # fmt: skip
         tournaments.create(fields, source="t")
         tournaments.seat("t1", 0, seconds=2, source="t")
         tournaments.start_round("t1", 0, 0, source="t")
@@ -192,5 +193,20 @@ def test_linked_tables_signed_sheets_standings_exports_and_a_restart(tmp_path: P
         page = client.get("/club/tournaments/t1")
         assert page.status_code == 200 and "static/tournament.js" in page.text
         assert client.get("/club/static/tournament.js").status_code == 200
+        listing = client.get("/club/tournaments")
+        assert listing.status_code == 200 and 'src="static/tournament.js"' in listing.text
     with app(db, files) as client:  # a restart: the fold of the records, nothing lost
         assert client.get("/api/club/tournaments/t1/standings").json() == revealed
+    # the standings equal a recomputation from the tables' own protocols
+    log = open_log(db)
+    assert isinstance(log, EventLog)
+    try:
+        records = [entry.record for entry in log.club_records(0)]
+        _, recomputed = recompute(records)
+        protocols = from_protocols(log, records)["t1"]
+    finally:
+        log.close()
+    assert protocols.overall.games == 3
+    for mine, theirs in [(protocols.overall, recomputed["t1"].overall),
+                         *zip(protocols.stages, recomputed["t1"].stages, strict=True)]:  # fmt: skip
+        assert mine.rows() == theirs.rows()

@@ -88,6 +88,7 @@ export function header(title) {
     el("h1", { text: t(title) }),
     el("nav", { class: "club-nav no-print" },
       el("a", { href: new URL("standings", root).href, text: t("standings_link") }),
+      el("a", { href: new URL("tournaments", root).href, text: t("tournaments_link") }),
       el("a", { href: new URL("me", root).href, text: t("me.title") }),
       el("span", { class: "languages" }, ...languages)),
   );

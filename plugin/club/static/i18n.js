@@ -34,6 +34,7 @@ const TEXTS = {
     "extras_hidden": "The judges' extra points of this stage are hidden until the organiser reveals them.",
     "signed_games": "{games} of {tables} games signed", "tie_breaks": "Ties broken by: {list}",
     "extra_penalty_best_move": "Extra + penalty + best move", "no_tournament_games": "No game of this tournament has been signed yet.",
+    "judges_view": "Judges' view: every extra point, hidden ones too.", "tournaments_link": "Tournaments", "unscored": "Game {game} is not scored: {reason}",
     "me.tables": "Open tables you may host:", "me.host": "Host", "me.new_table": "New table",
   },
   ru: {
@@ -69,6 +70,7 @@ const TEXTS = {
     "extras_hidden": "Дополнительные баллы судей этого этапа скрыты, пока организатор их не откроет.",
     "signed_games": "Подписано игр: {games} из {tables}", "tie_breaks": "При равенстве: {list}",
     "extra_penalty_best_move": "Доп. + штрафы + лучший ход", "no_tournament_games": "Ни одна игра турнира ещё не подписана.",
+    "judges_view": "Вид для судей: все дополнительные баллы, и скрытые тоже.", "tournaments_link": "Турниры", "unscored": "Игра {game} не засчитана: {reason}",
     "me.tables": "Открытые столы, которые вы можете вести:", "me.host": "Вести", "me.new_table": "Новый стол",
   },
   uk: {
@@ -104,6 +106,7 @@ const TEXTS = {
     "extras_hidden": "Додаткові бали суддів цього етапу приховані, доки організатор їх не відкриє.",
     "signed_games": "Підписано ігор: {games} з {tables}", "tie_breaks": "За рівності: {list}",
     "extra_penalty_best_move": "Дод. + штрафи + найкращий хід", "no_tournament_games": "Жодну гру турніру ще не підписано.",
+    "judges_view": "Вигляд для суддів: усі додаткові бали, і приховані теж.", "tournaments_link": "Турніри", "unscored": "Гру {game} не зараховано: {reason}",
     "me.tables": "Відкриті столи, які ви можете вести:", "me.host": "Вести", "me.new_table": "Новий стіл",
   },
 };

@@ -1,16 +1,22 @@
 // A tournament's public standings (issue 34), for players and streams: the final results,
 // each stage's standings and the overall ones, in the club's language; it reads
 // /api/club/tournaments/{id}/standings again every few seconds, so a signed sheet shows by
-// itself. The judges' hidden extra points are not in what the public is sent.
+// itself. The judges' hidden extra points are not in what the public is sent; a judge or
+// admin sees them with ?view=judges (his personal link's token kept by this browser, or the
+// admin key), never by default: a judge's browser may be the one streaming the page.
 
-import { api, clearError, el, header, points, root, showError, t } from "./club.js";
+import { api, clearError, el, header, points, root, showError, stored, t } from "./club.js";
 
 const REFRESH_MS = 3000;
 const POINT_COLUMNS = new Set(["main", "extra", "best_move", "penalty", "ci", "total"]);
 const TABLE_COLUMNS = ["place", "nick", "games", "wins", "main", "extra", "best_move", "penalty", "ci", "total"];
-const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");
+const parts = location.pathname.split("/").filter(Boolean);
+const id = parts.at(-1) === "tournaments" ? null : decodeURIComponent(parts.at(-1) ?? "");
 let standings = null;
 let loads = 0;
+const judges = new URLSearchParams(location.search).get("view") === "judges";
+const token = () => (judges ? sessionStorage.getItem("autohost.admin-key") || stored("autohost.club.admin")
+  || stored("autohost.club.judge") : null);
 
 function table(tableId, columns, rows) {
   const head = el("tr", {}, ...columns.map((key) => el("th", { "data-key": key, scope: "col", text: t(key) })));
@@ -33,7 +39,11 @@ function render() {
     el("p", { class: "muted", id: "tie-breaks",
       text: `${doc.system} · ${t("tie_breaks", { list: doc.tie_breaks.map((k) => t(k)).join(", ") })}` }),
   ];
+  for (const game of doc.unscored ?? []) {
+    sections.push(el("p", { class: "error unscored", text: t("unscored", { game: game.game_id, reason: game.reason }) }));
+  }
   const played = doc.stages.filter((stage) => stage.games > 0);
+  if (judges) sections.push(el("p", { class: "ok", id: "judges-view", text: t("judges_view") }));
   if (!played.length) sections.push(el("p", { id: "no-games", text: t("no_tournament_games") }));
   if (doc.results.length) {
     sections.push(el("h2", { text: t("results") }),
@@ -54,7 +64,7 @@ function render() {
 
 async function load() {
   try {
-    standings = await api(`tournaments/${encodeURIComponent(id)}/standings`);
+    standings = await api(`tournaments/${encodeURIComponent(id)}/standings`, { token: token() });
     loads += 1;
     clearError();
     render();
@@ -63,7 +73,25 @@ async function load() {
   }
 }
 
-header("tournament.title");
-window.__tournament = { get document() { return standings; }, get loads() { return loads; }, reload: load };
-await load();
-setInterval(() => { if (!document.hidden) load(); }, REFRESH_MS);
+/** /club/tournaments: the club's tournaments, each a link to its standings. */
+async function list() {
+  header("tournaments_link");
+  try {
+    const tournaments = await api("tournaments");
+    document.getElementById("club-main").replaceChildren(el("ul", { id: "tournaments" },
+      ...tournaments.map((one) => el("li", {}, el("a", {
+        href: new URL(`tournaments/${encodeURIComponent(one.id)}`, root).href, text: one.name,
+      }), ` · ${one.stages.join(" → ")} · ${one.players}`))));
+  } catch (error) {
+    showError(error);
+  }
+}
+
+if (id === null) {
+  await list();
+} else {
+  header("tournament.title");
+  window.__tournament = { get document() { return standings; }, get loads() { return loads; }, reload: load };
+  await load();
+  setInterval(() => { if (!document.hidden) load(); }, REFRESH_MS);
+}
