@@ -10,7 +10,15 @@ one the server drives) revokes the last speaker and grants the next one; the clo
 when `set_speakers` is called (the host's "next") and stops at the first frame of the new
 speaker's tone the listener hears. Where the time goes, per turn: until the new speaker's
 client sees the grant, until his track is published, until the listener subscribed to it.
-Last line: JSON, `livekit_new_speaker_audible_ms` (median) and its max.
+
+Then what a speaker loses of his first word (`livekit_new_speaker_lost_ms`): a table of 10
+in the server's assembly (its bot, the real server), every seat a participant who talks a
+rising tone the moment his countdown runs as his page shows it (testing/first_word.py), one
+listener; the host moves on `--turns` times, and the pitch of the first 20 ms the listener
+hears says how much of the speech was missed. The countdown waits for the speaker's audio
+(plugin.host.first_word), so the goal is 0.
+Last line: JSON, `livekit_new_speaker_audible_ms` (median) and its max, and
+`livekit_new_speaker_lost_ms` (median) and its max.
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ from livekit import rtc  # noqa: E402
 
 from plugin.rooms.livekit.backend import LiveKitRoom  # noqa: E402
 from plugin.rooms.livekit.tokens import Credentials  # noqa: E402
+from testing.first_word import lost_per_turn  # noqa: E402
 from testing.livekit_player import Player  # noqa: E402
 from testing.livekit_server import API_KEY, API_SECRET, running_server, server_binary  # noqa: E402
 
@@ -145,9 +154,14 @@ async def main(turns: int, players: int) -> dict[str, float | None]:
     binary = server_binary()
     if binary is None:
         print("real server: .cache/bin/livekit-server missing, skipped")
-        return {"livekit_new_speaker_audible_ms": None}
+        return {"livekit_new_speaker_audible_ms": None, "livekit_new_speaker_lost_ms": None}
     with tempfile.TemporaryDirectory() as folder, running_server(binary, Path(folder)) as server:
         figures = await measure(server.ws_url, turns, players)
+        creds = Credentials(url=server.ws_url, api_key=API_KEY, api_secret=API_SECRET)
+        lost = [s * 1000 for s in await lost_per_turn(creds, Path(folder) / "db", turns)]
+    figures["livekit_new_speaker_lost_ms"] = round(statistics.median(lost), 1)
+    figures["livekit_new_speaker_lost_max_ms"] = round(max(lost), 1)
+    figures["livekit_new_speaker_lost_turns"] = float(len(lost))
     print(
         f"{int(figures['livekit_new_speaker_turns'])} turns: heard "
         f"{figures['livekit_new_speaker_audible_ms']} ms median "
@@ -155,6 +169,11 @@ async def main(turns: int, players: int) -> dict[str, float | None]:
         f"client sees the grant {figures.get('livekit_new_speaker_sees_ms')} ms, track "
         f"published {figures.get('livekit_new_speaker_published_ms')} ms, listener "
         f"subscribed {figures.get('livekit_new_speaker_subscribed_ms')} ms"
+    )
+    print(
+        f"{len(lost)} turns at a table: of a speaker who talks when his countdown runs, "
+        f"{figures['livekit_new_speaker_lost_ms']} ms lost median "
+        f"(max {figures['livekit_new_speaker_lost_max_ms']})"
     )
     return dict(figures)
 

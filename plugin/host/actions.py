@@ -21,6 +21,7 @@ from .inputs import (
     HOST,
     AddTime,
     Expire,
+    Heard,
     HoldOver,
     Pause,
     Presence,
@@ -132,6 +133,7 @@ async def warn(table: Table, given: Warn, client_id: str | None) -> Verdict:
 async def hold_over(table: Table, given: HoldOver, client_id: str | None) -> Verdict:
     """The speech waited its longest for the speaker's audio: its countdown runs on."""
     table.audio_wait.end()
+    table.first_word.end()
     await table.changed()
     return Verdict(ok=True)
 
@@ -139,6 +141,15 @@ async def hold_over(table: Table, given: HoldOver, client_id: str | None) -> Ver
 async def stream_due(table: Table, given: StreamDue, client_id: str | None) -> Verdict:
     """A change is old enough for the overlay now: publish."""
     await table.publish()
+    return Verdict(ok=True)
+
+
+async def heard(table: Table, given: Heard, client_id: str | None) -> Verdict:
+    """A new speaker's audio flows to the listeners: his countdown may run (first_word.py)."""
+    held = table.first_word.held
+    table.first_word.heard(given.seat)
+    if held and not table.first_word.held:
+        await table.changed()
     return Verdict(ok=True)
 
 

@@ -34,13 +34,19 @@ class AudioWait:
     """Whether a table's countdown is held for its speakers' audio; see the module docstring.
 
     `on_change()` is called whenever the hold begins or ends, so the table can freeze or
-    unfreeze its countdown; `on_deadline()` when HOLD_SECONDS passed (the table queues an
-    input that ends the hold in its loop, and publishes)."""
+    unfreeze its countdown; `on_deadline()` when `seconds` (HOLD_SECONDS) passed (the table
+    queues an input that ends the hold in its loop, and publishes)."""
 
     def __init__(
-        self, clock: Clock, *, on_change: Callable[[], None], on_deadline: Callable[[], None]
+        self,
+        clock: Clock,
+        *,
+        on_change: Callable[[], None],
+        on_deadline: Callable[[], None],
+        seconds: float = HOLD_SECONDS,
     ) -> None:
         self._clock = clock
+        self._seconds = seconds
         self._on_change = on_change
         self._on_deadline = on_deadline
         self._waiting: frozenset[int] = frozenset()
@@ -63,7 +69,7 @@ class AudioWait:
             return
         self._cancel_deadline()
         self._waiting = waiting
-        self._deadline = self._clock.call_later(HOLD_SECONDS, self._on_deadline)
+        self._deadline = self._clock.call_later(self._seconds, self._on_deadline)
         self._on_change()
 
     def arrived(self, seat: int) -> None:

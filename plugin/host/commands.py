@@ -206,4 +206,5 @@ ROUTES: dict[type[Input], Route] = {
     asked.StreamDue: Route(by=Who.CLOCK, act=actions.stream_due),
     asked.HoldOver: Route(by=Who.CLOCK, act=actions.hold_over),
     asked.Presence: Route(by=Who.ROOM, act=actions.presence),
+    asked.Heard: Route(by=Who.ROOM, act=actions.heard),
 }

@@ -216,6 +216,14 @@ class HoldOver(Input):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Heard(Input):
+    """Seat `seat`'s audio reaches the room's listeners since his grant (first_word.py)."""
+
+    kind = "heard"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Presence(Input):
     """Seat `seat` joined (or left) the call."""
 

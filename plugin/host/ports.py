@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +25,9 @@ from .stream import StreamView
 
 # seat, joined (True) or left (False)
 PresenceCallback = Callable[[int, bool], Awaitable[None]]
+
+# seat: his audio reaches the room's listeners now
+AudioCallback = Callable[[int], Awaitable[None]]
 
 # 20 ms of the voice: 960 int16 samples, 48 kHz mono.
 PcmFrame = npt.NDArray[np.int16]
@@ -45,6 +48,16 @@ class RoomBackend(Protocol):
         """Call `callback(seat, joined)` when a seat's participant joins or leaves the room."""
 
     async def stop(self) -> None: ...
+
+
+@runtime_checkable
+class HearsSpeakers(Protocol):
+    """A room in which a speaker is heard only some time after his grant (LiveKit: a fresh
+    track each turn, which every listener must subscribe to, about 0.45 s), and which says
+    when his audio flows (plugin.host.first_word)."""
+
+    def on_audio(self, callback: AudioCallback) -> None:
+        """Call `callback(seat)` once a newly granted seat's audio reaches the room."""
 
 
 class Voice(Protocol):

@@ -18,6 +18,8 @@ Theory of operation (issue 4):
   row) and the room is told again who may speak. A speech's timer then waits for its
   speaker's audio to come back (audio_wait.py: a restart or a failover is the server's
   fault, not the speaker's), at most HOLD_SECONDS.
+- A new speaker's countdown waits for his audio to reach the listeners, in a room where that
+  takes a while (first_word.py: LiveKit's fresh track each turn), at most FIRST_WORD_SECONDS.
 """
 
 from __future__ import annotations
@@ -32,12 +34,13 @@ from plugin.rules import effects as fx
 from plugin.rules.events import from_record, to_record
 from plugin.tasks import cancel_and_wait
 
-from . import records
+from . import ports, records
 from .audio_wait import AudioWait
 from .batch import MAX_BATCH, Job, batchable, handle_batch, log_key
 from .commands import first_accepted, route
 from .countdown import Countdown
 from .ending import end_view
+from .first_word import FirstWord
 from .game import is_event_record, new_game, replay
 from .inputs import (
     CLOCK,
@@ -45,6 +48,7 @@ from .inputs import (
     ROOM,
     STOPPING,
     Expire,
+    Heard,
     HoldOver,
     Input,
     Presence,
@@ -91,6 +95,10 @@ class Table:
         self.generations: dict[int | str, int] = {}
         self.countdown = Countdown(clock, on_expire=self._on_expire, on_warn=self._on_warn)
         self.audio_wait = AudioWait(clock, on_change=self.freeze, on_deadline=self._on_hold_over)
+        self.first_word = FirstWord(
+            clock, on_change=self.freeze, on_deadline=self._on_hold_over,
+            enabled=isinstance(room, ports.HearsSpeakers),
+        )  # fmt: skip
         self.clock = clock
         # Stream with roles (plugin.host.stream): the setting, the states with their
         # moments, and the overlay refreshes due when the delay of a change has passed.
@@ -127,6 +135,9 @@ class Table:
         if self.countdown.active and not self.state.over:  # nobody's audio is here yet
             self.audio_wait.begin(self.state.speakers, self.present)
         self.room.on_presence(self._on_presence)
+        if isinstance(self.room, ports.HearsSpeakers):
+            self.room.on_audio(self._on_audio)
+        self.first_word.resumed(self.state.speakers)
         await self.room.start()
         await self.safely(self.room.set_speakers(frozenset(self.state.speakers)))
         if self.state.over:
@@ -151,6 +162,7 @@ class Table:
         self.save_clock(force=True)
         self.countdown.stop()
         self.audio_wait.end()
+        self.first_word.end()
         if not hand_off:
             await self._release()
         await self.safely(self.room.stop())
@@ -204,7 +216,7 @@ class Table:
             timer_id=self.countdown.timer_id,
             timer_remaining=self.countdown.remaining(),
             paused=self.paused,
-            timer_held=self.audio_wait.held,
+            timer_held=self.audio_wait.held or self.first_word.held,
             present=frozenset(self.present),
             ending=self.ending(),
             successor=self.successor,
@@ -327,12 +339,15 @@ class Table:
             if isinstance(effect, fx.Announce):
                 spoken.append(effect)
             elif isinstance(effect, fx.SetSpeakers):
+                self.first_word.granted(effect.seats)
                 await self.safely(self.room.set_speakers(frozenset(effect.seats)))
             elif isinstance(effect, fx.StartTimer):
                 self.audio_wait.end()  # a new timer: the engine's, whoever speaks now
+                self.first_word.end()
                 self.countdown.start(
                     effect.timer, effect.seconds, warn_at=effect.warn_at, paused=self.paused
                 )
+                self.first_word.timer_started(self.present)  # a new speaker: his audio first
             elif isinstance(effect, fx.StopTimer):
                 self.countdown.stop()
             elif isinstance(effect, fx.GameOver):
@@ -356,6 +371,7 @@ class Table:
     async def restore_speakers(self) -> None:
         """Tell the room again who may speak after the state went back (an undo): a game
         that runs again has its microphones to give back once more when it ends."""
+        self.first_word.granted(self.state.speakers)
         await self.safely(self.room.set_speakers(frozenset(self.state.speakers)))
         if not self.state.over:
             self._released = False
@@ -400,7 +416,7 @@ class Table:
     def freeze(self) -> None:
         """Freeze the countdown while the host paused the game or it waits for the
         speakers' audio (audio_wait.py); let it run when neither holds it."""
-        self.countdown.pause(self.paused or self.audio_wait.held)
+        self.countdown.pause(self.paused or self.audio_wait.held or self.first_word.held)
 
     def _replay_history(self, entries: Sequence[Any]) -> None:
         """The states since the log began, with the wall clock time of their events, for
@@ -425,6 +441,9 @@ class Table:
 
     def _on_stream_due(self) -> None:
         self._queue.put_nowait(Job(CLOCK, StreamDue(), None, None))
+
+    async def _on_audio(self, seat: int) -> None:
+        self._queue.put_nowait(Job(ROOM, Heard(seat=seat), None, None))
 
     async def _on_presence(self, seat: int, joined: bool) -> None:
         self._queue.put_nowait(Job(ROOM, Presence(seat=seat, joined=joined), None, None))

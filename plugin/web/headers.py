@@ -48,7 +48,10 @@ def content_security_policy(
     sockets = [_socket_origin(origin) for origin in origins]
     # blob: the end screen's protocol links, fetched once and opened from memory (end.js).
     reach = ["'self'", "blob:", *origins, *sockets]
-    reach += ["https:", "wss:", "ws:"] if any_server else []
+    # http: too, as ws: (a LiveKit server without TLS, `livekit-server --dev`): the live
+    # host's page calls that server's RoomService itself when no bot comes back
+    # (static/livekit/open-microphones.js).
+    reach += ["https:", "wss:", "http:", "ws:"] if any_server else []
     directives = {
         "default-src": ["'self'"],
         "script-src": ["'self'"],

@@ -129,6 +129,8 @@ class LiveKitBot:
         self._publishing = asyncio.Lock()
         self._started = False
         self._tasks: set[asyncio.Task[Any]] = set()
+        # Called with each room the bot joins (a rejoin is a new rtc.Room): first_audio.py.
+        self.on_room: list[Callable[[rtc.Room], None]] = []
 
     @property
     def identity(self) -> str:
@@ -168,6 +170,8 @@ class LiveKitBot:
             await self._publish()
         for participant in room.remote_participants.values():
             self._joined(participant)
+        for watch in self.on_room:
+            watch(room)
 
     def _reconnecting(self, *_: object) -> None:
         self.reconnects += 1

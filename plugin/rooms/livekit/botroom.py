@@ -6,6 +6,9 @@ The assembly (plugin.server.livekit) makes one per table.
 
 The voice is played only once the table says something (`play`, or `frames` at start): a
 table that never speaks costs no frame loop at all, and the bot sends no frame of silence.
+A new speaker's audio reaches the listeners about 0.45 s after his grant (a fresh track
+each turn): `on_audio` reports when it flows, so the table starts his countdown then
+(first_audio.py, plugin.host.first_word).
 A room that another table takes over (a club's room reused for the next game) is
 `detach`ed first: its bot leaves, and it never touches that room's microphones again.
 """
@@ -23,6 +26,7 @@ from livekit.protocol.models import ParticipantInfo
 from plugin.host.ports import PcmFrame, PresenceCallback, Voice
 from plugin.rooms.livekit.backend import LiveKitRoom
 from plugin.rooms.livekit.bot import QUIET_SECONDS, SPEECH_QUIET_SECONDS, LiveKitBot
+from plugin.rooms.livekit.first_audio import AudioCallback, FirstAudio
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +51,9 @@ class BotRoom:
         self._replaces = replaces
         self._started = False
         self._playing: asyncio.Task[None] | None = None
+        self._speakers: frozenset[int] = frozenset()
+        self.first_audio = FirstAudio()
+        bot.on_room.append(self.first_audio.attach)
 
     async def start(self) -> None:
         if self._replaces is not None:  # its bot must be gone before ours joins
@@ -76,7 +83,14 @@ class BotRoom:
         if not self.detached:
             # While a player speaks the bot's next phrase is far: its track goes soon.
             self.bot.set_quiet_after(SPEECH_QUIET_SECONDS if seats else QUIET_SECONDS)
+            # Watched before the grant goes, so his track's publication is not missed.
+            fresh, self._speakers = seats - self._speakers, seats
+            self.first_audio.expect(self.bot.room if self._started else None, fresh, seats)
             await self.room.set_speakers(seats)
+
+    def on_audio(self, callback: AudioCallback) -> None:
+        """Call `callback(seat)` once a newly granted seat's audio flows in the room."""
+        self.first_audio.on_audio(callback)
 
     async def release_all(self) -> None:
         if not self.detached:
@@ -116,6 +130,7 @@ class BotRoom:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._playing
             self._playing = None
+        await self.first_audio.stop()
         await self.bot.stop()
         await self.room.stop()
 

@@ -206,7 +206,10 @@ export function attachAutohost(room, livekit, options = {}) {
     button.dataset.openMicrophones = "";
     button.textContent = "Open every microphone";
     button.hidden = true;
-    button.onclick = () => openEveryMicrophone(options.hostRescue)
+    // With the token the page holds now: ours last 10 minutes, and LiveKit pushes the page
+    // a fresh one (same grants) long before; the one it joined with may be long expired.
+    button.onclick = () => openEveryMicrophone({ ...options.hostRescue,
+      token: room.engine?.token ?? options.hostRescue.token })
       .then((opened) => { widget.opened = opened; button.hidden = true; })
       .catch((error) => { widget.lastError = String(error); });
     overlay.append(button);

@@ -67,11 +67,17 @@ try {
   await room.connect(access.url, access.token);
   await audio.resume();
   // Our seat link when we have one; else the club's own LiveKit token, traded on the server.
-  const widget = attachAutohost(room, LivekitClient, query.get("rpc")
+  const options = query.get("rpc")
     ? { rpc: true }
     : query.get("link")
       ? { server, token: query.get("link"), table: query.get("table") }
-      : { server, livekitToken: access.token });
+      : { server, livekitToken: access.token };
+  // The live host's page holds a room admin's token: if no bot comes back to the room, it
+  // offers "open every microphone" (open-microphones.js).
+  if (access.seat === "host") {
+    options.hostRescue = { url: access.url, token: access.token, room: access.room };
+  }
+  const widget = attachAutohost(room, LivekitClient, options);
   // Open the microphone if the host lets us now; the widget keeps it following the
   // permission from then on (not awaited: a publish racing a revoke can take a while).
   widget.ensureMicrophone();
