@@ -328,17 +328,17 @@ class EventLog(GroupCommit):
     def append_club(self, seq: int, record: dict[str, Any], *, source: str) -> None:
         """Write club record number `seq` durably (waits for the writer); ClubConflict when
         that number is taken."""
-        self._wait_for_writer(self._club_insert, (seq, encode_json(record), time.time(), source))
+        self._wait_for_writer(self._club_insert, (seq, encode_json(record), self.wall(), source))
 
     async def commit_club(self, seq: int, record: dict[str, Any], *, source: str) -> None:
         """`append_club` for the event loop: durable when it returns, the loop goes on."""
-        row = (seq, encode_json(record), time.time(), source)
+        row = (seq, encode_json(record), self.wall(), source)  # the database's time
         await self._on_writer(self._club_insert, row)
 
     def import_club(self, first: int, records: list[dict[str, Any]], *, source: str) -> None:
         """Write records numbered `first` on in one transaction (a club's history brought
         in at once, a bench's season); ClubConflict, and nothing written, if one is taken."""
-        now = time.time()
+        now = self.wall()
         rows = [(first + n, encode_json(r), now, source) for n, r in enumerate(records)]
         self._wait_for_writer(self._club_insert, *rows)
 

@@ -13,6 +13,7 @@ took. `holds` says whether this server may act for a table now.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from typing import TYPE_CHECKING
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 CLAIMS_PER_HEARTBEAT = 4  # how often, per heartbeat, a server looks for tables nobody holds
+# How often this server measures again how far its clock is from the database's (Log.wall:
+# the time every link's expiry and every log stamp is taken in, issue 31), so a clock
+# stepped after the start (NTP, a resumed virtual machine) is followed within it.
+CLOCK_MEASURE_SECONDS = 60.0
 
 
 class LeaseLoop:
@@ -118,10 +123,15 @@ class LeaseLoop:
         drop everything first, others may have claimed it meanwhile. Claims run in their
         own task: opening a claimed table (a replay, a LiveKit room) never holds this up."""
         registry = self.registry
-        renewed = self._renewed = time.monotonic()
+        renewed = self._renewed = measured = time.monotonic()
         while True:
             await asyncio.sleep(self.heartbeat)
             now = time.monotonic()
+            if now - measured >= CLOCK_MEASURE_SECONDS:
+                measured = now
+                # One short read; away, the last offset holds until it answers again.
+                with contextlib.suppress(LogUnavailable):
+                    registry.log.wall_now()
             if now - renewed > self.leases.lease and registry.tables:
                 logger.warning("no heartbeat for %.1f s: dropping every table", now - renewed)
                 for table_id in list(registry.tables):

@@ -10,8 +10,9 @@ from enum import IntEnum
 
 
 class CloseCode(IntEnum):
-    """Why a socket was closed by the server; a page treats UNAUTHORIZED and NO_TABLE as
-    final and reconnects after any other."""
+    """Why a socket was closed by the server; a page treats UNAUTHORIZED, NO_TABLE and
+    REMOVED as final (socket/reconnecting.js, FINAL_CLOSE_CODES) and reconnects after any
+    other."""
 
     # "Try again later" (RFC 6455's 1013): another server hosts the table (a shared
     # PostgreSQL log), or the log is away for now; the page reconnects (there).
@@ -22,3 +23,6 @@ class CloseCode(IntEnum):
     REPLACED = 4409  # the same seat connected again (the video relay)
     ENDED = 4410  # the server ended the session (table archived or moved on, link re-issued)
     TOO_MANY = 4429  # too many connects or connections
+    # The host removed this device from the lobby (remove, clear): its page stops there and
+    # does not come back as a newcomer on its own (issue 31). 423: the lobby is locked to it.
+    REMOVED = 4423

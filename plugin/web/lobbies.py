@@ -1,7 +1,8 @@
 """The lobbies of the tables this server hosts (issue 17): per table the model (lobby.py),
 the sockets of its players and host consoles, and one lock for changes; the limits on what
-the players may write. `Server.lobbies` holds them; `/lobby` (lobby_socket.py) serves them,
-and the REST API and the app end their sockets (a re-issued link, a table moved or ended).
+the players may write (their values: lobby_limits.py). `Server.lobbies` holds them;
+`/lobby` (lobby_socket.py) serves them, and the REST API and the app end their sockets (a
+re-issued link, a table moved or ended).
 """
 
 from __future__ import annotations
@@ -18,21 +19,20 @@ from .close_codes import CloseCode
 from .hub import Connection
 from .limits import RateLimit
 from .lobby import Lobby
+from .lobby_limits import (
+    LOBBY_ADDRESS_JOIN_BURST,
+    LOBBY_ADDRESS_JOINS_PER_SECOND,
+    LOBBY_CONNECT_BURST,
+    LOBBY_CONNECTS_PER_SECOND,
+    LOBBY_DEVICE_RECORD_BURST,
+    LOBBY_DEVICE_RECORDS_PER_SECOND,
+    LOBBY_GRACE_SECONDS,
+    LOBBY_MESSAGE_BURST,
+    LOBBY_MESSAGES_PER_SECOND,
+    LOBBY_TABLE_RECORD_BURST,
+    LOBBY_TABLE_RECORDS_PER_SECOND,
+)
 
-LOBBY_CONNECTS_PER_SECOND, LOBBY_CONNECT_BURST = 1.0, 10  # per address and table
-LOBBY_MESSAGES_PER_SECOND, LOBBY_MESSAGE_BURST = 5.0, 10  # per connection
-# What the players of one table may write to its log: every join and leave is a record,
-# and 8 sockets of one invite link wrote 780 in 10 s (the outside check). Each device has
-# a budget of its own (a name typed again, a leave and a join back: a few), and the table
-# one for all of them (a whole club arriving at once fits its burst). Only what is written
-# is charged: a refused message writes nothing. The host is not limited.
-LOBBY_DEVICE_RECORDS_PER_SECOND, LOBBY_DEVICE_RECORD_BURST = 0.2, 10
-LOBBY_TABLE_RECORDS_PER_SECOND, LOBBY_TABLE_RECORD_BURST = 2.0, 60
-# New places from one address (issue 31: one address filled the lobby in 21 s, each
-# connect closing after its join): a household or a club's room behind one router joins
-# at once, a loop is slowed to one place a minute.
-LOBBY_ADDRESS_JOINS_PER_SECOND, LOBBY_ADDRESS_JOIN_BURST = 1 / 60, 6
-LOBBY_GRACE_SECONDS = 10.0  # how long a waiting place outlives its device's last socket
 _encode = msgspec.json.Encoder().encode
 
 

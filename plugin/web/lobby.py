@@ -30,8 +30,8 @@ from plugin.host.settings import (  # a name fits a tile and a protocol's column
 )
 
 from . import names
+from .lobby_limits import MAX_WAITING
 
-MAX_WAITING = 30  # waiting players and devices awaiting approval, per table
 DEVICE_ALPHABET = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 MIN_DEVICE, MAX_DEVICE = 16, 128
 Order = Literal["arrival", "random"]

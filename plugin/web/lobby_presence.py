@@ -7,8 +7,9 @@ its lobby socket, and its seat, through a re-issue of that seat. So:
 
 - A waiting place (and a device asking for a seat) lives only while its device has a
   lobby socket open: when a player's last socket closes, and when a lobby is first used
-  (after a restart or a failover), a sweep runs LOBBY_GRACE_SECONDS later and removes the places
-  whose devices are still away (a reload comes back well within it).
+  (after a restart or a failover), a sweep runs LOBBY_GRACE_SECONDS (lobby_limits.py)
+  later and removes the places whose devices are still away (a reload comes back well
+  within it).
 - A re-issue of a seat's link vacates the lobby's entry seated there (`vacate`), and every
   lobby socket of its devices is ended: the old device is pushed no new token and is not
   seated again by its device alone.
@@ -44,13 +45,20 @@ async def commit(room: LobbyRoom, records: Iterable[Mapping[str, Any]]) -> None:
         room.lobby.apply(record)
 
 
-def end_devices(room: LobbyRoom, devices: Collection[str], code: str, message: str) -> None:
-    """End every lobby socket of these devices: nothing more they send counts."""
+def end_devices(
+    room: LobbyRoom,
+    devices: Collection[str],
+    code: str,
+    message: str,
+    close: CloseCode = CloseCode.ENDED,
+) -> None:
+    """End every lobby socket of these devices: nothing more they send counts. `close`
+    REMOVED (the host removed them) is final: their pages do not reconnect."""
     reply = _encode({"type": "error", "error": code, "message": message})
     for client in room.clients:
         if client.device is not None and client.device in devices:
             client.ended = True
-            client.connection.close_with(reply, CloseCode.ENDED, code)
+            client.connection.close_with(reply, close, code)
 
 
 async def vacate(server: Server, table: Table, seats: Iterable[int]) -> None:

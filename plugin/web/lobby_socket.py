@@ -39,11 +39,9 @@ from .hub import Connection
 from .limits import allow_connect
 from .lobbies import Lobbies, LobbyClient, LobbyRoom
 from .lobby import Lobby, LobbyError, device_hash
+from .lobby_limits import MAX_LOBBY_MESSAGE, MAX_SOCKETS
 from .lobby_views import broadcast, in_use, view
 from .reissue import reissue
-
-MAX_LOBBY_MESSAGE = 1024
-MAX_SOCKETS = 120  # players' open lobby sockets per table: the waiting, the seated, tabs
 
 
 class _Hello(msgspec.Struct, tag="hello", tag_field="type", forbid_unknown_fields=True):
@@ -299,7 +297,9 @@ async def _handle(server: Server, room: LobbyRoom, me: LobbyClient, raw: str | b
             await lobby_presence.commit(room, records)
             await _name_seats(room, records)
             if isinstance(message, (_Remove, _Clear)):
-                lobby_presence.end_devices(room, evicted.devices, "removed", "the host removed you")
+                lobby_presence.end_devices(
+                    room, evicted.devices, "removed", "the host removed you", CloseCode.REMOVED
+                )
         if evicted.seat is not None:
             await reissue(server, room.table, [evicted.seat])
         broadcast(server, room, refused_devices=refused)

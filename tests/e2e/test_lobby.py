@@ -197,15 +197,22 @@ async def test_the_host_unseats_removes_and_clears_from_the_console(
                 .click()
             )
             await wait_for(console, f"{entries} === 1")
+            sockets: list[str] = []  # the lobby sockets Bohdan's page opens from now on
+            bohdan.on("websocket", lambda ws: sockets.append(ws.url))
             await console.click("#lobby-clear")
             await wait_for(console, f"{entries} === 0")
-            await bohdan.wait_for_selector("#join:not([hidden])")
             message = catalogue("uk")["refusal.removed"]
             await wait_for(
                 bohdan,
                 "(text) => document.querySelector('#lobby-error').textContent === text",
                 arg=message,
             )
+            # The close is final (4423): the page stays out, it does not come back as a
+            # newcomer (it did, reconnecting after 250 ms with its join form).
+            await wait_for(bohdan, "document.querySelector('#conn').dataset.status === 'refused'")
+            await bohdan.wait_for_timeout(2000)  # several reconnects' worth of backoff
+            assert sockets == [], sockets
+            assert await bohdan.is_hidden("#join") and await bohdan.is_hidden("#leave")
             assert console.errors == [] and bohdan.errors == []  # type: ignore[attr-defined]
     finally:
         for context in contexts:

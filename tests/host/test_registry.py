@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from plugin.cli import table as table_cli
 from plugin.eventlog import open_log
+from plugin.host import leasing
 from plugin.host.inputs import HOST, Next
 from plugin.host.registry import Registry
 from plugin.host.settings import SettingsError, TableSettings
@@ -195,3 +197,28 @@ async def test_the_lease_loop_claims_drops_and_hands_over(tmp_path: Path) -> Non
     await reg.close()
     assert leases.released == [made.id] and not rooms[made.id].released  # handed over
     assert all(task.done() for task in before)
+
+
+async def test_the_lease_loop_measures_the_databases_clock_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31: a link's expiry is the log's time (Log.wall, this clock moved by an offset
+    from the database's). An offset gone stale (this clock stepped after the start: NTP, a
+    resumed virtual machine) is measured again by the lease loop, not kept for good."""
+    monkeypatch.setattr(leasing, "CLOCK_MEASURE_SECONDS", 0.05)
+    log = open_log(tmp_path / "log.db")
+    reg = Registry(
+        log, leases=TakenLeases(), hub=FakeHub(), clock=FakeClock(), save_every=0,
+        heartbeat=0.02,
+    )  # fmt: skip
+    await reg.start()
+    try:
+        assert abs(log.wall() - time.time()) < 0.5  # SQLite's clock is this machine's
+        log._offset = 10.0  # as if this clock had stepped back 10 s since it was measured
+        for _ in range(250):  # bounded: a heartbeat is 20 ms
+            if abs(log.wall() - time.time()) < 0.5:
+                break
+            await asyncio.sleep(0.02)
+        assert abs(log.wall() - time.time()) < 0.5, "the stale offset was kept"
+    finally:
+        await reg.close()

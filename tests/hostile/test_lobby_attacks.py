@@ -23,7 +23,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from plugin.web.lobbies import LOBBY_GRACE_SECONDS
+from plugin.web.close_codes import CloseCode
+from plugin.web.lobby_limits import LOBBY_GRACE_SECONDS
 from testing import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -168,8 +169,9 @@ def test_the_host_unseats_removes_and_clears(server: ServerProcess) -> None:
         players[0].until(lambda m: m["me"]["state"] == "waiting")
         assert first_ws_answer(server, token)["error"] == "token_reissued"
         console.until(lambda m: [e["name"] for e in m["entries"]] == ["Anna"] and not m["seated"])
-        console.send("remove", entry=anna)  # out, her lobby socket ended
+        console.send("remove", entry=anna)  # out, her lobby socket ended for good
         assert players[0].ends()[-1]["error"] == "removed"
+        assert players[0].ws.close_code == CloseCode.REMOVED  # final: the page stays out
         console.until(lambda m: not m["entries"])
         for lobby, name in ((players[1], "Boris"), (players[2], "Clara")):
             lobby.until(lambda m: True)
@@ -180,6 +182,7 @@ def test_the_host_unseats_removes_and_clears(server: ServerProcess) -> None:
         console.until(lambda m: not m["entries"] and not m["requests"])
         for lobby in players[1:3]:
             assert lobby.ends()[-1]["error"] == "removed"
+            assert lobby.ws.close_code == CloseCode.REMOVED
         players[3].send("clear")  # a player may not
         while (answer := players[3].receive())["type"] == "lobby":
             pass

@@ -36,10 +36,11 @@ test("each wait is drawn within ±25 % of the step", () => {
   assert.equal(low.next(), 375); // 500 * 0.75
 });
 
-test("4401 and 4404 are final, any other close is retried", () => {
-  assert.deepEqual([...FINAL_CLOSE_CODES], [4401, 4404]);
+test("4401, 4404 and 4423 (removed from the lobby) are final, any other close is retried", () => {
+  assert.deepEqual([...FINAL_CLOSE_CODES], [4401, 4404, 4423]);
   assert.equal(retryable({ code: 4401 }), false);
   assert.equal(retryable({ code: 4404 }), false);
+  assert.equal(retryable({ code: 4423 }), false);
   for (const code of [1000, 1001, 1006, 1011, 4000, 4409]) assert.equal(retryable({ code }), true);
 });
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from plugin.web.lobby import MAX_NAME, MAX_WAITING, Lobby, LobbyError, check_name, device_hash
+from plugin.web.lobby import MAX_NAME, Lobby, LobbyError, check_name, device_hash
+from plugin.web.lobby_limits import MAX_WAITING
 
 DEVICES = [device_hash(f"device-secret-{n:04}") for n in range(MAX_WAITING + 2)]
 

@@ -20,8 +20,7 @@ from plugin.signing import Signer, TokenError
 from plugin.web.app import ServerConfig, create_app
 from plugin.web.close_codes import CloseCode
 from plugin.web.limits import RateLimit
-from plugin.web.lobby import MAX_WAITING
-from plugin.web.lobby_socket import MAX_SOCKETS
+from plugin.web.lobby_limits import MAX_SOCKETS, MAX_WAITING
 from plugin.web.pages import page_routes
 from testing import TestClient, in_process
 from testing.socket_client import Client

@@ -16,6 +16,7 @@ const member = memberToken(); // a club member joins as himself (issue 33)
 let t = await loadTexts((navigator.language ?? "en").slice(0, 2));
 let lobby = null;
 let status = "connecting";
+let over = false; // a final close (removed by the host, a refused link): nothing to send
 window.__lobby = { get lobby() { return lobby; } };
 
 function texts() {
@@ -44,7 +45,7 @@ function renderStatus() {
 function render() {
   renderStatus();
   if (!lobby) return;
-  const me = lobby.me ?? { state: "new" };
+  const me = over ? { state: "over" } : (lobby.me ?? { state: "new" });
   $("join").hidden = !(me.state === "new" || me.state === "refused");
   $("leave").hidden = !(me.state === "waiting" || me.state === "pending");
   const line = {
@@ -116,7 +117,9 @@ const connection = reconnecting(lobbyUrl(), {
   },
   onMessage: (data) => receive(data),
   onRetry: () => { status = "reconnecting"; renderStatus(); },
-  onGiveUp: () => { status = "refused"; renderStatus(); },
+  // Final (socket/reconnecting.js): the host removed this device (4423, issue 31) or its
+  // link is refused; the page stays with the server's word and does not come back.
+  onGiveUp: () => { status = "refused"; over = true; render(); renderStatus(); },
 });
 
 $("join").addEventListener("submit", (event) => {

@@ -14,13 +14,14 @@
 // - The backoff starts again from 250 ms once a socket has received a message: the server
 //   speaking counts as up, an accept closed at once does not (so it cannot spin).
 // - A close the caller's `retry(event)` refuses is final: by default the close codes
-//   4401/4404 (bad token, no table), which reconnecting would only repeat.
+//   4401/4404 (bad token, no table), which reconnecting would only repeat, and 4423 (the
+//   host removed this device from the lobby: it must not come back as a newcomer).
 // - `close()` stops for good; `drop()` closes the socket as a network fault would (tests).
 // - The WebSocket class and the timers are injectable, so tests/js runs this under node.
 // - Several servers and no load balancer: `ServerList` picks the URL of each attempt (the
 //   owner a refusal named, else the next server in turn).
 
-export const FINAL_CLOSE_CODES = Object.freeze([4401, 4404]);
+export const FINAL_CLOSE_CODES = Object.freeze([4401, 4404, 4423]);
 export const FIRST_DELAY_MS = 250;
 export const MAX_DELAY_MS = 5000;
 export const FAST_MAX_MS = 500; // the longest step for the first FAST_FOR_MS of an outage
@@ -78,7 +79,7 @@ export class ServerList {
   }
 }
 
-/** Whether a socket closed with this event should be reopened (not 4401/4404). */
+/** Whether a socket closed with this event should be reopened (not a final code). */
 export function retryable(event) {
   return !FINAL_CLOSE_CODES.includes(event?.code);
 }
