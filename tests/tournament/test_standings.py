@@ -301,3 +301,29 @@ def test_a_sheet_the_tournaments_system_refuses_is_shown_unscored_not_lost() -> 
     doc = document(state, live, "t1", club.nick_of, judge=True)
     assert doc["stages"][0]["games"] == 2 and doc["unscored"] == []
     assert totals(doc)[tables[0][0]] == 1.65  # a civilian of the city's win, 0.3 + 0.35
+
+
+def test_a_guest_seat_is_the_seatings_player_unless_he_sat_elsewhere() -> None:
+    club, state, live = ClubState(), TournamentState(), Live()
+
+    def take(record: dict[str, Any]) -> None:
+        club.apply(record)
+        state.apply(record)
+        live.fold(record, state)
+
+    for record in opening():
+        take(record)
+    stage = state.get("t1").stages[0]
+    first, second = ([stage.seated[i] for i in table] for table in stage.seating[0])
+    came_as_guest = game_of(first, winner="city")
+    came_as_guest["seats"][3]["player"] = "guest:Vasya"  # seat 4 came without his link
+    swapped = game_of(second, winner="city")  # seat 4's player sat at seat 5, a guest at 4
+    swapped["seats"][4]["player"], swapped["seats"][3]["player"] = second[3], "guest:Petya"
+    for n, game in enumerate((came_as_guest, swapped)):
+        take(played.link_table(state, "t1", 0, 0, n + 1, f"g{n}"))
+        take(club.sign(f"g{n}", "2026", "fiim", game, {}, "judge:p1"))
+    rows = {r["player"]: r for r in document(state, live, "t1", club.nick_of, judge=True)[
+        "stages"][0]["rows"]}  # fmt: skip
+    assert rows[first[3]]["games"] == 1 and "guest:Vasya" not in rows
+    assert rows[second[3]]["games"] == 1 and rows["guest:Petya"]["games"] == 1
+    assert second[4] not in rows  # the seating's seat 5 did not play: nobody named him
