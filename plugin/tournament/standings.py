@@ -80,9 +80,7 @@ def _new(tournament: Tournament) -> Tables:
 def hidden(tournament: Tournament, stage: int) -> bool:
     """Whether the public sees this stage's games without the judges' extras now."""
     start = tournament.hide_extras_from
-    return (
-        start is not None and stage >= start and not tournament.revealed and not (tournament.over)
-    )
+    return start is not None and stage >= start and not tournament.revealed and not tournament.over
 
 
 def scores(
@@ -94,11 +92,13 @@ def scores(
     stage_index, round_, table_no = where
     stage = tournament.stages[stage_index]
     seating = stage.seating[round_][table_no - 1]
+    named = {seat["player"] for seat in game["seats"]}
     seats = []
     for seat in game["seats"]:
         player, number = seat["player"], seat["seat"]
         if player.startswith("guest:") and 1 <= number <= len(seating):
-            player = stage.seated[seating[number - 1]]
+            seated = stage.seated[seating[number - 1]]
+            player = player if seated in named else seated  # never one player at two seats
         seats.append({**seat, "player": player})
     parsed = game_from_record({**game, "seats": seats})
     system = system_of(tournament.system)

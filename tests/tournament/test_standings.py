@@ -57,7 +57,7 @@ class Cup:
                                           "games": final_games}],
                   "hide_extras_from": "final"}  # fmt: skip
         self.t.create(fields, source="test")
-        self.t.seat("t1", 0, seconds=5, source="test")
+        self.t.seat("t1", 0, moves=20_000, source="test")  # the same seating every run
         self.games = 0
 
     def tournament(self) -> Tournament:
@@ -155,32 +155,27 @@ def test_bad_links_are_refused_and_write_nothing(cup: Cup) -> None:
 
 
 def qualify(cup: Cup) -> None:
-    """Both qualifying rounds played and signed (seat 1 of each table a bonus)."""
+    """Both qualifying rounds played and signed, every seat a judge's bonus of its own (so
+    that few players tie)."""
     for r in (0, 1):
         cup.t.start_round("t1", 0, r, source="test")
         for table_no in (1, 2):
-            cup.play(
-                0,
-                r,
-                table_no,
-                extra(1, round(0.1 * (table_no + 2 * r), 2)),
-                winner="city" if table_no == 1 else "mafia",
-            )
+            bonuses = {str(k): [{"points": round(0.05 * ((7 * k + 3 * table_no + 5 * r) % 20),
+                                                 2), "comment": "a fine game"}]
+                       for k in range(1, 11)}  # fmt: skip
+            cup.play(0, r, table_no, {"extra": bonuses},
+                     winner="city" if table_no == 1 else "mafia")  # fmt: skip
 
 
 def test_the_final_takes_the_top_ten_and_hides_its_extras_until_revealed(cup: Cup) -> None:
     before = cup.written()
     with pytest.raises(ClubError) as refused:  # the qualifying is not finished
-        cup.t.seat("t1", 1, seconds=2, source="test")
+        cup.t.seat("t1", 1, moves=20_000, source="test")
     assert refused.value.code == "stage_not_finished" and cup.written() == before
     qualify(cup)
     qualifying = cup.doc()["stages"][0]["rows"]
-    if qualifying[9]["place"] == qualifying[10]["place"]:  # a tie at the cut: by hand
-        with pytest.raises(ClubError) as refused:
-            cup.t.seat("t1", 1, seconds=2, source="test")
-        assert refused.value.code == "tie_at_cut"
-        return
-    cup.t.seat("t1", 1, seconds=2, source="test")
+    assert qualifying[9]["place"] < qualifying[10]["place"]  # no tie at the cut (the seed's)
+    cup.t.seat("t1", 1, moves=20_000, source="test")
     final = cup.tournament().stages[1]
     assert sorted(final.seated) == sorted(row["player"] for row in qualifying[:10])
     cup.t.start_round("t1", 1, 0, source="test")
@@ -191,9 +186,11 @@ def test_the_final_takes_the_top_ten_and_hides_its_extras_until_revealed(cup: Cu
     # the stage is over, so is the tournament: revealed by its end
     assert cup.tournament().over and not public["extras_hidden"]
     assert final_public == final_judges and final_judges[players[4]] == 2.0
-    assert [r["player"] for r in judges["results"][:10]] == [
-        r["player"] for r in judges["stages"][1]["rows"]
-    ]  # finalists first, in the final's order
+    # the finalists first, in the final's order (its ties by the qualifying's)
+    in_final = {r["player"]: r["place"] for r in judges["stages"][1]["rows"]}
+    assert {r["player"] for r in judges["results"][:10]} == set(in_final)
+    order = [in_final[r["player"]] for r in judges["results"][:10]]
+    assert order == sorted(order)
     assert {r["stage_reached"] for r in judges["results"][10:]} == {"qualifying"}
     # finalists equal on every tie-break of the final: the better qualifier placed first
     breaks = ("total", "extra_penalty_best_move", "wins", "special_role_wins",
@@ -217,12 +214,9 @@ def test_hidden_extras_and_the_organisers_reveal(tmp_path: Path) -> None:
     cup = Cup(tmp_path / "cup.db", final_games=2)  # a final of two games: not over after one
     qualify(cup)
     qualifying = cup.doc()["stages"][0]["rows"]
-    chosen = (
-        None
-        if qualifying[9]["place"] != qualifying[10]["place"]
-        else [row["player"] for row in qualifying[:10]]
-    )
-    cup.t.seat("t1", 1, players=chosen, seconds=2, source="test")
+    chosen = [row["player"] for row in qualifying[10:]]  # by hand: not the standings' top
+    cup.t.seat("t1", 1, players=chosen, moves=20_000, source="test")
+    assert sorted(cup.tournament().stages[1].seated) == sorted(chosen)
     cup.t.start_round("t1", 1, 0, source="test")
     players = cup.table(1, 0, 1)
     cup.play(1, 0, 1, extra(5, 0.7), winner="city")
@@ -270,10 +264,10 @@ def test_a_tie_at_the_cut_is_left_to_the_organiser(cup: Cup) -> None:
     assert rows[9]["place"] == rows[10]["place"]  # the seating makes it so (seed 0)
     before = cup.written()
     with pytest.raises(ClubError) as refused:
-        cup.t.seat("t1", 1, seconds=2, source="test")
+        cup.t.seat("t1", 1, moves=20_000, source="test")
     assert refused.value.code == "tie_at_cut" and cup.written() == before
     chosen = [row["player"] for row in rows[:10]]
-    cup.t.seat("t1", 1, players=chosen, seconds=2, source="test")  # by hand
+    cup.t.seat("t1", 1, players=chosen, moves=20_000, source="test")  # by hand
     assert sorted(cup.tournament().stages[1].seated) == sorted(chosen)
 
 
@@ -307,3 +301,29 @@ def test_a_sheet_the_tournaments_system_refuses_is_shown_unscored_not_lost() -> 
     doc = document(state, live, "t1", club.nick_of, judge=True)
     assert doc["stages"][0]["games"] == 2 and doc["unscored"] == []
     assert totals(doc)[tables[0][0]] == 1.65  # a civilian of the city's win, 0.3 + 0.35
+
+
+def test_a_guest_seat_is_the_seatings_player_unless_he_sat_elsewhere() -> None:
+    club, state, live = ClubState(), TournamentState(), Live()
+
+    def take(record: dict[str, Any]) -> None:
+        club.apply(record)
+        state.apply(record)
+        live.fold(record, state)
+
+    for record in opening():
+        take(record)
+    stage = state.get("t1").stages[0]
+    first, second = ([stage.seated[i] for i in table] for table in stage.seating[0])
+    came_as_guest = game_of(first, winner="city")
+    came_as_guest["seats"][3]["player"] = "guest:Vasya"  # seat 4 came without his link
+    swapped = game_of(second, winner="city")  # seat 4's player sat at seat 5, a guest at 4
+    swapped["seats"][4]["player"], swapped["seats"][3]["player"] = second[3], "guest:Petya"
+    for n, game in enumerate((came_as_guest, swapped)):
+        take(played.link_table(state, "t1", 0, 0, n + 1, f"g{n}"))
+        take(club.sign(f"g{n}", "2026", "fiim", game, {}, "judge:p1"))
+    rows = {r["player"]: r for r in document(state, live, "t1", club.nick_of, judge=True)[
+        "stages"][0]["rows"]}  # fmt: skip
+    assert rows[first[3]]["games"] == 1 and "guest:Vasya" not in rows
+    assert rows[second[3]]["games"] == 1 and rows["guest:Petya"]["games"] == 1
+    assert second[4] not in rows  # the seating's seat 5 did not play: nobody named him
