@@ -10,8 +10,9 @@ Theory of operation:
   signed sheet counts at once, and the standings equal a recomputation from the records in
   any order (`recompute`; tests/tournament/test_standings.py holds it with hypothesis).
 - Who a seat is: the player the signed sheet names (the lobby's member, or an admin's
-  correction); a seat the sheet leaves to a guest is the seating's player of that table and
-  seat (a tournament's player who came without his personal link).
+  correction); a seat the sheet leaves to a guest is the player who sat there (the
+  seating's, or his replacement) at that table and seat (a tournament's player who came
+  without his personal link).
 - Hidden extras (issue 34: "the stage from which judges' extra points are hidden from the
   public standings"): each game of a stage from `hide_extras_from` on is also scored as the
   public sees it, without the judges' parts of the sheet that move the extra column (their
@@ -91,13 +92,17 @@ def scores(
     judges' extras)."""
     stage_index, round_, table_no = where
     stage = tournament.stages[stage_index]
-    seating = stage.seating[round_][table_no - 1]
+    # Who sat where: the round's table as hosted (a late player's replacement too), else
+    # the seating's.
+    hosted = next((t for t in tournament.tables.values() if t.where == where), None)
+    sitting = (list(hosted.seats) if hosted is not None
+               else [stage.seated[i] for i in stage.seating[round_][table_no - 1]])  # fmt: skip
     named = {seat["player"] for seat in game["seats"]}
     seats = []
     for seat in game["seats"]:
         player, number = seat["player"], seat["seat"]
-        if player.startswith("guest:") and 1 <= number <= len(seating):
-            seated = stage.seated[seating[number - 1]]
+        if player.startswith("guest:") and 1 <= number <= len(sitting):
+            seated = sitting[number - 1]
             player = player if seated in named else seated  # never one player at two seats
         seats.append({**seat, "player": player})
     parsed = game_from_record({**game, "seats": seats})

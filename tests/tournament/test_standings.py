@@ -327,3 +327,34 @@ def test_a_guest_seat_is_the_seatings_player_unless_he_sat_elsewhere() -> None:
     assert rows[first[3]]["games"] == 1 and "guest:Vasya" not in rows
     assert rows[second[3]]["games"] == 1 and rows["guest:Petya"]["games"] == 1
     assert second[4] not in rows  # the seating's seat 5 did not play: nobody named him
+
+
+def test_a_guest_seat_at_a_hosted_table_is_the_player_who_replaced_the_absent_one() -> None:
+    """A late player replaced at the round's table (tournament.replace) before the game: a
+    guest the sheet names at his seat is the replacement, not the seating's absent player."""
+    club, state, live = ClubState(), TournamentState(), Live()
+
+    def take(record: dict[str, Any]) -> None:
+        club.apply(record)
+        state.apply(record)
+        live.fold(record, state)
+
+    *before, _ = opening()  # all but its round's start: started here with its tables' ids
+    for record in before:
+        take(record)
+    take(club.add_player({"nick": "P21"}))
+    spare = next(p for p in club.players if club.nick_of(p) == "P21")
+    start = state.start_round("t1", 0, 0)
+    for n, table in enumerate(start["tables"]):
+        table["id"] = f"g{n}"
+    take(start)
+    absent = state.get("t1").tables["g0"].seats[3]
+    take({"type": "tournament.replace", "tournament": "t1", "table": "g0", "seat": 4,
+          "player": spare, "was": absent})  # fmt: skip
+    game = game_of(state.get("t1").tables["g0"].seats, winner="city")
+    game["seats"][3]["player"] = "guest:Vasya"  # the replacement came without his link
+    take(club.sign("g0", "2026", "fiim", game, {}, "judge:p1"))
+    rows = {r["player"]: r for r in document(state, live, "t1", club.nick_of, judge=True)[
+        "stages"][0]["rows"]}  # fmt: skip
+    assert rows[spare]["games"] == 1
+    assert absent not in rows and "guest:Vasya" not in rows
