@@ -1,6 +1,9 @@
 """The judges' board (issue 34): every table of the rounds being played, at a glance.
 
-    GET /api/club/tournaments/{id}/board          judge (a judge's or admin's link, the key)
+    GET  /api/club/tournaments/{id}/board         judge (a judge's or admin's link, the key)
+    POST /api/club/tournaments/{id}/play          {stage?, round}: every table of the round
+                                                  hosted here still in its lobby starts its
+                                                  game (the chief judge's "begin")  judge
 
 For each table: where it is (hosted here; by another server of the club's database, with
 that server's address; not made yet; broken), its phase, day, who speaks and the time
@@ -21,14 +24,15 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from plugin.club import ClubState
-from plugin.club.api import guarded, require
+from plugin.club.api import body_of, guarded, require
+from plugin.host.inputs import HOST, Start
 from plugin.host.ports import LogUnavailable
 from plugin.host.registry import Registry
 from plugin.host.table import Table
 from plugin.rules.state import Phase
 from plugin.web.context import Server
 
-from .state import RoundTable, Tournament
+from .state import RoundTable, Tournament, TournamentError
 
 if TYPE_CHECKING:
     from .api import TournamentSite
@@ -127,4 +131,30 @@ def board_routes(here: TournamentSite) -> list[BaseRoute]:
                     await server.table(rt.id)
         return board(server, tournaments.club.state, tournament)
 
-    return [Route("/api/club/tournaments/{id}/board", guarded(endpoint), methods=["GET"])]
+    async def play(request: Request) -> Any:
+        """Start the game at every table of a round hosted here still in its lobby."""
+        require(site, request, "judge")
+        tid, body = request.path_params["id"], await body_of(request)
+        tournaments, index = here.tournaments, body.get("stage", 0)
+        tournament, stage, round_ = tournaments.state.seated(tid, index, body.get("round"))
+        if round_ not in stage.started or round_ in stage.finished:
+            raise TournamentError("round_not_playing", f"round {round_ + 1} is not playing", 409)
+        server = site.server
+        assert server is not None and server.registry is not None
+        started, skipped = [], {}
+        for rt in tournament.tables.values():
+            if (rt.stage, rt.round) != (index, round_):
+                continue
+            table = await server.registry.get(rt.id)
+            if table is None:
+                skipped[rt.id] = "not hosted here"
+            elif table.state.phase is not Phase.LOBBY:
+                skipped[rt.id] = "started already"
+            elif (verdict := await table.submit(HOST, Start())).ok:
+                started.append(rt.id)
+            else:
+                skipped[rt.id] = f"{verdict.code}: {verdict.message}"
+        return {"started": started, "skipped": skipped}
+
+    return [Route("/api/club/tournaments/{id}/board", guarded(endpoint), methods=["GET"]),
+            Route("/api/club/tournaments/{id}/play", guarded(play), methods=["POST"])]  # fmt: skip

@@ -23,6 +23,7 @@ const TEXTS = {
     "board.by": "Player (nickname or guest:Name)", "board.over": "Game over",
     "board.elsewhere": "Hosted by {server}", "board.missing": "Not made yet: start the round again",
     "board.paused": "Paused", "board.lobby": "Lobby", "board.started_without": "played without",
+    "board.play": "Start every table's game",
   },
   ru: {
     "organiser.title": "Турниры", "organiser.new": "Новый турнир", "organiser.name": "Название",
@@ -45,6 +46,7 @@ const TEXTS = {
     "board.by": "Игрок (ник или guest:Имя)", "board.over": "Игра окончена",
     "board.elsewhere": "Ведёт сервер {server}", "board.missing": "Стол ещё не создан: запустите тур ещё раз",
     "board.paused": "Пауза", "board.lobby": "Лобби", "board.started_without": "играют без",
+    "board.play": "Начать игру за всеми столами",
   },
   uk: {
     "organiser.title": "Турніри", "organiser.new": "Новий турнір", "organiser.name": "Назва",
@@ -67,6 +69,7 @@ const TEXTS = {
     "board.by": "Гравець (нік або guest:Ім'я)", "board.over": "Гру закінчено",
     "board.elsewhere": "Веде сервер {server}", "board.missing": "Стіл ще не створено: запустіть тур ще раз",
     "board.paused": "Пауза", "board.lobby": "Лобі", "board.started_without": "грають без",
+    "board.play": "Почати гру за всіма столами",
   },
 };
 
