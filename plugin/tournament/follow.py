@@ -66,6 +66,14 @@ def game_over(registry: Registry, table_id: str) -> bool:
     return registry.log.is_archived(table_id)
 
 
+def no_seat_there(registry: Registry, table_id: str) -> bool:
+    """Whether a page may not go to its seat at this table: its game is over, or the
+    table is not made yet (a start cut short: plugin.tournament.rounds)."""
+    if table_id not in registry.tables and registry.log.table_settings(table_id) is None:
+        return True
+    return game_over(registry, table_id)
+
+
 def moved(server: Server, table: RoundTable, seat: int) -> bytes:
     """The `moved` message to `seat` at `table`, with that seat's token in its current link
     generation (a seat re-issued there since is not minted in an old one)."""
@@ -82,6 +90,8 @@ def move_on(server: Server, tournament: Tournament, tables: list[RoundTable]) ->
         return
     order = list(tournament.tables)
     for table in tables:
+        if no_seat_there(registry, table.id):  # not made (a start cut short): nowhere to go
+            continue
         before = order[: order.index(table.id)]
         for seat, player in enumerate(table.seats, 1):
             for old_id in reversed(before):
@@ -158,7 +168,7 @@ async def _follow(
             tournament, player = links.admit(server.signer, tournaments.state, token)
             if registry is None:
                 raise LogUnavailable("the server is starting or stopping")
-            found = links.seat_of(tournament, player, functools.partial(game_over, registry))
+            found = links.seat_of(tournament, player, functools.partial(no_seat_there, registry))
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message)
             return
