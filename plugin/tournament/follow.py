@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from plugin.club import ClubError
 from plugin.club.api import body_of, guarded, require
 from plugin.host.ports import LogUnavailable
 from plugin.host.registry import Registry
@@ -163,26 +164,31 @@ async def _follow(
     told: dict[str, Any] | None = None
     while not gone.done():
         registry = server.registry
+        now: dict[str, Any] | None = None
+        going: bytes | None = None
         try:
-            tournaments = here.tournaments
-            tournament, player = links.admit(server.signer, tournaments.state, token)
             if registry is None:
                 raise LogUnavailable("the server is starting or stopping")
+            tournaments = here.tournaments
+            tournament, player = links.admit(server.signer, tournaments.state, token)
             found = links.seat_of(tournament, player, functools.partial(no_seat_there, registry))
+            if found is not None:
+                going = moved(server, *found)
+            else:
+                now = {"type": "tournament", "tournament": tournament.id, "name": tournament.name,
+                       "player": player, "nick": tournaments.club.state.nick_of(player),
+                       "waiting": True}  # fmt: skip
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message)
             return
-        except LogUnavailable:  # the database away for now: the page waits and asks again
-            found = None
-        if found is not None:
+        except (LogUnavailable, ClubError):  # the database away, the server starting: the
+            pass  # page waits and asks again
+        if going is not None:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-                await websocket.send_text(moved(server, *found).decode())
+                await websocket.send_text(going.decode())
                 await websocket.close(code=CloseCode.ENDED, reason="table_moved_on")
             return
-        club = tournaments.club.state
-        now = {"type": "tournament", "tournament": tournament.id, "name": tournament.name,
-               "player": player, "nick": club.nick_of(player), "waiting": True}  # fmt: skip
-        if now != told:
+        if now is not None and now != told:
             told = now
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
                 await websocket.send_text(msgspec.json.encode(now).decode())
