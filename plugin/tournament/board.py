@@ -6,14 +6,15 @@
                                                   game (the chief judge's "begin")  judge
 
 For each table: where it is (hosted here; by another server of the club's database, with
-that server's address; not made yet; broken), its phase, day, who speaks and the time
-left, each seat's player with whether he has joined the table (a page of his seat is
-connected here) or was left out, `decision` when the table waits for a human (its game
-is to be started, the live host's dialog, a revote to start) and `trouble` when its bot
-or server is in trouble (nobody holds its lease, this server lost it, it could not be
-opened, it is not made). A judge opens any table's console from the board (the club's
-POST /api/club/tables/{table}/host, plugin.club.hosting: the host's link; the console
-takes the game over in manual mode). The page: /club/tournaments/{id}/board.
+that server's address and what its log says: phase, day, who speaks; not made yet;
+broken), its phase, day, who speaks and the time left, each seat's player with whether
+he has joined the table (a page of his seat is connected here) or was left out,
+`decision` when the table waits for a human (its game is to be started, the live host's
+dialog, a revote to start) and `trouble` when its bot or server is in trouble (nobody
+holds its lease, this server lost it, it could not be opened, it is not made). A judge
+opens any table's console from the board (the club's POST /api/club/tables/{table}/host,
+plugin.club.hosting: the host's link; the console takes the game over in manual mode).
+The page: /club/tournaments/{id}/board.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from starlette.routing import BaseRoute, Route
 
 from plugin.club import ClubState
 from plugin.club.api import body_of, guarded, require
+from plugin.host.game import is_event_record, replay
 from plugin.host.inputs import HOST, Start
 from plugin.host.ports import LogUnavailable
 from plugin.host.registry import Registry
+from plugin.host.settings import TableSettings
 from plugin.host.table import Table
 from plugin.rules.state import Phase
 from plugin.web.context import Server
@@ -94,8 +97,26 @@ def _table(
     if registry.leases is None:  # one server's log: opened at its first use
         return {**row, "where": "here", "trouble": ["not_open"]}
     if owner is None:
-        return {**row, "where": "nobody", "trouble": ["no_lease_holder"]}
-    return {**row, "where": "elsewhere", "server": owner}
+        return {**row, "where": "nobody", "trouble": ["no_lease_holder"], **_read(registry, rt)}
+    return {**row, "where": "elsewhere", "server": owner, **_read(registry, rt)}
+
+
+def _read(registry: Registry, rt: RoundTable) -> dict[str, Any]:
+    """A table hosted elsewhere as its log has it (a read-only replay, as an archived
+    table's end screen is read): its phase, day and speaker, not its clock or presence."""
+    try:
+        record = registry.log.table_settings(rt.id)
+        records = [e.record for e in registry.log.entries(rt.id)]
+        settings = TableSettings.from_record(record)
+        state, _ = replay(settings, [r for r in records if is_event_record(r)])
+    except LogUnavailable:
+        return {}
+    except Exception as error:  # its log does not replay: the host will find it broken
+        return {"trouble": [f"unreadable: {type(error).__name__}"]}
+    decision = DECISIONS.get(state.phase)
+    return {"phase": state.phase.value, "day": state.day, "speaker": state.speaker,
+            "over": bool(state.over), "alive": sorted(state.alive),
+            "decision": None if state.over else decision}  # fmt: skip
 
 
 def _live(server: Server, table: Table, rt: RoundTable) -> dict[str, Any]:
