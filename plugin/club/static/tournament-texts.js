@@ -1,7 +1,7 @@
 // The tournament pages' texts (issue 34), in the club's languages; anything else is the
 // club's catalogue's (i18n.js): `texts(t)` answers a t() that looks here first.
 
-const TEXTS = {
+export const TEXTS = {
   en: {
     "organiser.title": "Tournaments", "organiser.new": "New tournament", "organiser.name": "Name",
     "organiser.tables": "Tables", "organiser.games": "Games per player", "organiser.preset": "Rules",
@@ -93,7 +93,9 @@ export function retitle(tt, key) {
 }
 
 // The tournament pages' own styles, beside the club's (club.css).
-const sheet = document.createElement("link");
-sheet.rel = "stylesheet";
-sheet.href = new URL("tournament.css", import.meta.url).href;
-document.head.append(sheet);
+if (typeof document !== "undefined") { // a page (not the catalogue's test under node)
+  const sheet = document.createElement("link");
+  sheet.rel = "stylesheet";
+  sheet.href = new URL("tournament.css", import.meta.url).href;
+  document.head.append(sheet);
+}
