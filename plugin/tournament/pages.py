@@ -2,8 +2,10 @@
 HTML shell whose script, in plugin/club/static, reads the API; strict CSP, own scripts
 only; the token in the link's fragment, never in a URL the server sees):
 
-    /club/tournaments               the organiser's: the club's tournaments, a new one
-    /club/tournaments/{id}          the organiser's: seat, links, start and finish rounds
+    /club/organiser                 the organiser's: the club's tournaments, a new one
+    /club/organiser/{id}            the organiser's: seat, links, start and finish rounds
+                                    (/club/tournaments/{id} is the public standings page:
+                                    plugin.tournament.page)
     /club/tournaments/{id}/play     a player's tournament page (his tournament link lands
                                     here and follows him to his seat: plugin.tournament.follow)
     /club/tournaments/{id}/board    the judges' board (plugin.tournament.board)
@@ -33,8 +35,8 @@ def _shell(page: str, depth: int = 2) -> Callable[[Request], Awaitable[Response]
 
 def page_routes() -> list[BaseRoute]:
     return [
-        Route("/club/tournaments", _shell("tournament-admin", 0)),
-        Route("/club/tournaments/{id}", _shell("tournament-admin", 1)),
+        Route("/club/organiser", _shell("tournament-admin", 0)),
+        Route("/club/organiser/{id}", _shell("tournament-admin", 1)),
         Route("/club/tournaments/{id}/play", _shell("tournament-play")),
         Route("/club/tournaments/{id}/board", _shell("tournament-board")),
     ]

@@ -140,7 +140,7 @@ async def test_the_tournament_pages_run_under_their_policy(
     first = call("tournaments/t1/start", {"round": 0})["tables"][0]["id"]
     call("tournaments/t1/absent", {"table": first, "seat": 1})  # its game started without
     pages = {
-        "organiser": (f"{server.base}/club/tournaments/t1", "#organiser-key", ".round"),
+        "organiser": (f"{server.base}/club/organiser/t1", "#organiser-key", ".round"),
         "board": (f"{server.base}/club/tournaments/t1/board", "#board-login", ".board-table"),
     }
     for name, (url, login, ready) in pages.items():

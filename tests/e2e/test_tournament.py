@@ -98,7 +98,7 @@ async def test_players_follow_their_tournament_links_to_their_seats(
                 await club.call("players", {"nick": nick})
             office = await browser.new_context(viewport={"width": 1300, "height": 900})
             contexts.append(office)
-            organiser = await new_page(office, f"{club.url}/club/tournaments")
+            organiser = await new_page(office, f"{club.url}/club/organiser")
             await organiser.fill("#organiser-key input[name=key]", ADMIN_KEY)
             await organiser.click("#organiser-key button")
             await organiser.fill("#tournament-new input[name=name]", "Зимовий кубок")
@@ -106,7 +106,7 @@ async def test_players_follow_their_tournament_links_to_their_seats(
             await organiser.fill("#tournament-new input[name=games]", "1")
             await organiser.click("#all-roster")
             await organiser.click("#tournament-new button[type=submit]")
-            await organiser.wait_for_url("**/club/tournaments/t1")
+            await organiser.wait_for_url("**/club/organiser/t1")
             tid = "t1"
             await organiser.click(".seat-stage")
             await organiser.wait_for_selector(".round[data-state=waiting]")

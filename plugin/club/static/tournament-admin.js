@@ -1,6 +1,6 @@
-// The organiser's page (issue 34): /club/tournaments lists the club's tournaments and
+// The organiser's page (issue 34): /club/organiser lists the club's tournaments and
 // creates one (its players from the roster, tables, games per player, the rules preset);
-// /club/tournaments/{id} seats it, hands out the players' tournament links, starts and
+// /club/organiser/{id} seats it, hands out the players' tournament links, starts and
 // finishes its rounds (each table made and hosted by the server) and leads to the judges'
 // board. An admin's personal link (kept by the "me" page) or the admin key (typed here,
 // kept for this tab only) is sent with every change; the server checks it for each one.
@@ -58,7 +58,7 @@ function createForm() {
       players: String(form.get("players")).split(/[,\n]/).map((s) => s.trim()).filter(Boolean),
     };
     const made = await act("tournaments", body);
-    if (made) location.assign(new URL(`tournaments/${encodeURIComponent(made.id)}`, new URL("../", import.meta.url)).href);
+    if (made) location.assign(new URL(`organiser/${encodeURIComponent(made.id)}`, new URL("../", import.meta.url)).href);
   } },
   el("h2", { text: tt("organiser.new") }),
   el("div", { class: "inline" }, field("name", "organiser.name", { required: true, maxlength: 60 }),
@@ -75,7 +75,7 @@ function createForm() {
 function listView() {
   return [keyForm(), createForm(), el("h2", { text: tt("organiser.list") }),
     el("ul", { id: "tournaments" }, ...listed.map((item) => el("li", {},
-      el("a", { href: `tournaments/${encodeURIComponent(item.id)}`, text: item.name }), ` · ${item.players}`)))];
+      el("a", { href: `organiser/${encodeURIComponent(item.id)}`, text: item.name }), ` · ${item.players}`)))];
 }
 
 function roundRow(stage, index, number, tables) {
@@ -102,7 +102,7 @@ function detailView() {
       : el("button", { type: "button", class: "seat-stage", text: tt("organiser.seat"), onclick: () => act(`${path}/seat`, { stage: index, seconds: 10 }) }),
     el("ol", { class: "rounds" }, ...stage.seating.map((tables, number) => roundRow(stage, index, number, tables)))));
   return [keyForm(),
-    el("p", {}, el("a", { id: "board-link", href: `${encodeURIComponent(tournament.id)}/board`, text: tt("board.title") })),
+    el("p", {}, el("a", { id: "board-link", href: `../tournaments/${encodeURIComponent(tournament.id)}/board`, text: tt("board.title") })),
     el("button", { type: "button", id: "issue-links", text: tt("organiser.links"), onclick: async () => {
       const answer = await act(`${path}/links`, {});
       if (answer) { links = answer.links; render(); }
