@@ -52,6 +52,7 @@ class TournamentSite:
         self.site = site
         self._tournaments: Tournaments | None = None
         self.bell = Bell()  # wakes the players' waiting pages (plugin.tournament.follow)
+        self.starting = asyncio.Lock()  # one start at a time here (a double click resumes)
 
     @property
     def tournaments(self) -> Tournaments:
@@ -116,8 +117,9 @@ def tournament_api_routes(site: ClubSite, here: TournamentSite | None = None) ->
                 a, b = body.get("a"), body.get("b")
                 ask = lambda _, s: s.swap(tid, stage, round_, a, b)  # noqa: E731
             elif kind == "start":  # made and hosted here; a start cut short is finished
-                started = await rounds.start(here.tournaments, registry_of(site), tid, stage,
-                                             round_, source=caller.source)  # fmt: skip
+                async with here.starting:
+                    started = await rounds.start(here.tournaments, registry_of(site), tid,
+                                                 stage, round_, source=caller.source)  # fmt: skip
                 here.bell.ring()  # the players' pages go to their seats
                 tournament = here.tournaments.state.get(tid)
                 assert site.server is not None

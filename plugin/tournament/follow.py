@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from plugin.club import ClubError
 from plugin.club.api import body_of, guarded, require
 from plugin.host.ports import LogUnavailable
 from plugin.host.registry import Registry
@@ -66,6 +67,14 @@ def game_over(registry: Registry, table_id: str) -> bool:
     return registry.log.is_archived(table_id)
 
 
+def no_seat_there(registry: Registry, table_id: str) -> bool:
+    """Whether a page may not go to its seat at this table: its game is over, or the
+    table is not made yet (a start cut short: plugin.tournament.rounds)."""
+    if table_id not in registry.tables and registry.log.table_settings(table_id) is None:
+        return True
+    return game_over(registry, table_id)
+
+
 def moved(server: Server, table: RoundTable, seat: int) -> bytes:
     """The `moved` message to `seat` at `table`, with that seat's token in its current link
     generation (a seat re-issued there since is not minted in an old one)."""
@@ -82,6 +91,8 @@ def move_on(server: Server, tournament: Tournament, tables: list[RoundTable]) ->
         return
     order = list(tournament.tables)
     for table in tables:
+        if no_seat_there(registry, table.id):  # not made (a start cut short): nowhere to go
+            continue
         before = order[: order.index(table.id)]
         for seat, player in enumerate(table.seats, 1):
             for old_id in reversed(before):
@@ -153,26 +164,31 @@ async def _follow(
     told: dict[str, Any] | None = None
     while not gone.done():
         registry = server.registry
+        now: dict[str, Any] | None = None
+        going: bytes | None = None
         try:
-            tournaments = here.tournaments
-            tournament, player = links.admit(server.signer, tournaments.state, token)
             if registry is None:
                 raise LogUnavailable("the server is starting or stopping")
-            found = links.seat_of(tournament, player, functools.partial(game_over, registry))
+            tournaments = here.tournaments
+            tournament, player = links.admit(server.signer, tournaments.state, token)
+            found = links.seat_of(tournament, player, functools.partial(no_seat_there, registry))
+            if found is not None:
+                going = moved(server, *found)
+            else:
+                now = {"type": "tournament", "tournament": tournament.id, "name": tournament.name,
+                       "player": player, "nick": tournaments.club.state.nick_of(player),
+                       "waiting": True}  # fmt: skip
         except TokenError as refusal:
             await _refuse(websocket, refusal.code, refusal.message)
             return
-        except LogUnavailable:  # the database away for now: the page waits and asks again
-            found = None
-        if found is not None:
+        except (LogUnavailable, ClubError):  # the database away, the server starting: the
+            pass  # page waits and asks again
+        if going is not None:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-                await websocket.send_text(moved(server, *found).decode())
+                await websocket.send_text(going.decode())
                 await websocket.close(code=CloseCode.ENDED, reason="table_moved_on")
             return
-        club = tournaments.club.state
-        now = {"type": "tournament", "tournament": tournament.id, "name": tournament.name,
-               "player": player, "nick": club.nick_of(player), "waiting": True}  # fmt: skip
-        if now != told:
+        if now is not None and now != told:
             told = now
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
                 await websocket.send_text(msgspec.json.encode(now).decode())

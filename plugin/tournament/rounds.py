@@ -24,6 +24,7 @@ table at its first use, or, on PostgreSQL, the first server to claim it).
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -37,6 +38,7 @@ from plugin.host.settings import SettingsError, TableSettings
 from .service import Tournaments
 from .state import RoundTable, Tournament, TournamentError, TournamentState
 
+logger = logging.getLogger(__name__)
 SOURCE = "tournament"  # how a table's log names what the tournament wrote there
 SEATED = "club.seat"  # a table's record: its seats' club players (plugin.club.games)
 DEFAULT_LANGUAGE = "uk"  # a table's, when the club has not chosen one (TableSettings')
@@ -136,6 +138,9 @@ async def start(
             failed[table.id] = f"{refusal.code}: {refusal.message}"
         except LogUnavailable as failure:
             failed[table.id] = f"log_unavailable: {failure}"
+        except Exception as error:  # its own trouble (its room, its voice): the others go on
+            logger.exception("tournament %s: table %s not made", tid, table.id)
+            failed[table.id] = f"table_failed: {type(error).__name__}: {error}"
     return answer(tournament, club, stage, round_, failed)
 
 

@@ -107,3 +107,51 @@ async def test_every_page_runs_under_its_policy_without_a_violation(
             assert logged == [], (name, logged)
         finally:
             await page.context.close()
+
+
+async def test_the_tournament_pages_run_under_their_policy(
+    browser: Browser, server: ServerProcess
+) -> None:
+    """Issue 34's pages: the organiser's, a player's tournament page (waiting for his
+    round) and the judges' board (a round being played), without a violation."""
+    headers = {"Authorization": f"Bearer {server.admin_key}"}
+
+    def call(path: str, body: dict[str, Any]) -> Any:
+        answer = httpx.post(f"{server.base}/api/club/{path}", json=body, headers=headers,
+                            timeout=60)  # fmt: skip
+        assert answer.is_success, answer.text
+        return answer.json()
+
+    nicks = [f"P{n}" for n in range(1, 21)]
+    for nick in nicks:
+        call("players", {"nick": nick})
+    call("tournaments", {"name": "Cup", "players": nicks, "tables": 2, "games": 2})
+    call("tournaments/t1/seat", {"seconds": 2})
+    link = call("tournaments/t1/links", {})["links"][0]["link"]
+    page, logged = await watched_page(browser)
+    try:
+        await page.goto(link)
+        await wait_for(page, "window.__tournament?.status === 'waiting'")
+        await asyncio.sleep(1)
+        assert await page.evaluate("window.__csp") == [], "tournament page"
+        assert logged == [], ("tournament page", logged)
+    finally:
+        await page.context.close()
+    first = call("tournaments/t1/start", {"round": 0})["tables"][0]["id"]
+    call("tournaments/t1/absent", {"table": first, "seat": 1})  # its game started without
+    pages = {
+        "organiser": (f"{server.base}/club/organiser/t1", "#organiser-key", ".round"),
+        "board": (f"{server.base}/club/tournaments/t1/board", "#board-login", ".board-table"),
+    }
+    for name, (url, login, ready) in pages.items():
+        page, logged = await watched_page(browser)
+        try:
+            await page.goto(url)
+            await page.fill(f"{login} input", server.admin_key)
+            await page.click(f"{login} button")
+            await page.wait_for_selector(ready)
+            await asyncio.sleep(1)
+            assert await page.evaluate("window.__csp") == [], name
+            assert logged == [], (name, logged)
+        finally:
+            await page.context.close()

@@ -3,7 +3,8 @@ players, 2 tables) on the organiser's page, seats it and hands out the players' 
 links; every player opens
 his link and waits; the round starts, and each page lands by itself at its table and seat
 (the `moved` message, as the next game's), where the widget shows that seat; the judges'
-board shows both tables with all ten players joined at each, and opens a table's console.
+board shows both tables with all ten players joined at each, starts every table's game at
+once, and opens a table's console.
 
 Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/tournament-board.png.
 """
@@ -161,6 +162,16 @@ async def test_players_follow_their_tournament_links_to_their_seats(
                 await board.wait_for_selector(f"{card} .seat-joined >> nth=9")
                 assert await board.locator(f"{card} .seat-missing").count() == 0
                 assert await board.locator(f"{card} .decision").count() == 1
+            # the chief judge begins: every table's game starts, none waits any more
+            await board.click(".play-round")
+            await wait_for(
+                board,
+                "document.querySelectorAll('.board-table').length === 2 && "
+                "document.querySelectorAll('.board-table .decision').length === 0",
+            )
+            playing = "!['lobby', undefined].includes(window.__widget?.view?.phase)"
+            for page in pages.values():
+                await wait_for(page, playing)
             await screenshot(board, "tournament-board.png")
             first = started["tables"][0]["id"]
             async with bench.expect_page() as opened:

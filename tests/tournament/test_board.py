@@ -70,6 +70,15 @@ def test_the_board_shows_every_table_of_the_round(tmp_path: Path) -> None:
         assert later["seats"][1]["absent"] is True and 2 not in later["alive"]
         assert later["left"] is not None and later["left"] > 0  # night zero's clock runs
 
+        play = "/api/club/tournaments/t1/play"
+        for body, status in (({"round": 3}, 404), ({"round": "0"}, 404), ({}, 404)):
+            assert client.post(play, json=body, headers=as_judge).status_code == status, body
+        assert client.post(play, json={"round": 0}, headers=as_player).status_code == 403
+        assert get_board(client)["rounds"][0]["tables"][0]["phase"] == "lobby"
+        begun = client.post(play, json={"round": 0}, headers=as_judge).json()
+        assert begun == {"started": [one["id"]], "skipped": {two["id"]: "started already"}}
+        assert get_board(client)["rounds"][0]["tables"][0]["phase"] != "lobby"
+
         console = client.post(f"/api/club/tables/{one['id']}/host", headers=as_judge)
         assert console.status_code == 200
         assert f"/t/{one['id']}/host#token=" in console.json()["link"]

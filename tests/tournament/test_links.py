@@ -195,3 +195,30 @@ def test_a_page_at_a_finished_table_follows_its_player_to_the_next_round(
                 break
         else:
             raise AssertionError("the running table's page saw no start")
+
+
+def test_a_page_waits_while_its_table_is_not_made(tmp_path: Path) -> None:
+    """A start cut short (the server's cap): the players of the table not made yet wait
+    (no `moved` to a table that does not exist); once the start is finished, they go."""
+    db = tmp_path / "log.db"
+    with serving(db, max_tables=1) as (client, _), closing_sockets():
+        seated_tournament(client)
+        issued = client.post("/api/club/tournaments/t1/links", json={}, headers=AS_ADMIN)
+        links = {link["player"]: link["token"] for link in issued.json()["links"]}
+        reply = client.post("/api/club/tournaments/t1/start", json={"round": 0}, headers=AS_ADMIN)
+        assert reply.status_code == 503
+        made, missing = reply.json()["tables"]
+        page = hello(client, "/club/tournaments/ws", links[missing["seats"][0]])
+        assert page.receive_json()["type"] == "tournament"
+        shut(page)
+        page = hello(client, "/club/tournaments/ws", links[made["seats"][0]])
+        assert page.receive_json()["table"] == made["id"]
+        shut(page)
+    with serving(db) as (client, _), closing_sockets():
+        page = hello(client, "/club/tournaments/ws", links[missing["seats"][0]])
+        assert page.receive_json()["type"] == "tournament"  # still not made: waits
+        reply = client.post("/api/club/tournaments/t1/start", json={"round": 0}, headers=AS_ADMIN)
+        assert reply.status_code == 201
+        moved = page.receive_json()  # the finished start wakes it: its seat now
+        shut(page)
+        assert moved["type"] == "moved" and moved["table"] == missing["id"]

@@ -16,6 +16,7 @@ from plugin.club.games import seated_players
 from plugin.club.pages import club_routes
 from plugin.club.site import ClubSite
 from plugin.eventlog import EventLog, log_opener, open_log
+from plugin.host.silent import SilentRoom
 from plugin.signing import Signer
 from plugin.tournament import Tournaments
 from plugin.tournament.api import tournament_routes
@@ -29,11 +30,14 @@ NICKS = [f"P{n}" for n in range(1, 21)]
 
 
 @contextmanager
-def serving(db: Path, *, max_tables: int = 500) -> Iterator[tuple[TestClient, ClubSite]]:
+def serving(
+    db: Path, *, max_tables: int = 500, room_factory: Any = None
+) -> Iterator[tuple[TestClient, ClubSite]]:
     site = ClubSite()
     config = ServerConfig(db_path=db.parent / "files", log=log_opener(db), admin_key=ADMIN,
                           secret=SECRET, routes=[club_routes(site), tournament_routes(site)],
-                          member=site.member, max_tables=max_tables)  # fmt: skip
+                          member=site.member, max_tables=max_tables,
+                          room_factory=room_factory)  # fmt: skip
     with TestClient(create_app(config)) as client:
         yield client, site
 
@@ -169,4 +173,29 @@ def test_a_crash_after_the_record_is_finished_by_starting_again(tmp_path: Path) 
         tables = reply.json()["tables"]
         assert [t["id"] for t in tables] == [t["id"] for t in record["tables"]]
         for table in tables:
+            check_table(client, site, db, table)
+
+
+def test_a_table_that_fails_to_open_is_made_by_starting_again(tmp_path: Path) -> None:
+    """A table's room that cannot be made once (what a real room will not do on demand):
+    the others are made, the answer names it, and the next start opens and seats it."""
+    db = tmp_path / "log.db"
+    failures = [RuntimeError("the room could not be made")]
+
+    def room(table_id: str, settings: Any) -> SilentRoom:
+        if failures:
+            raise failures.pop()
+        return SilentRoom()
+
+    with serving(db, room_factory=room) as (client, site):
+        seated_tournament(client)
+        reply = client.post("/api/club/tournaments/t1/start", json={"round": 0}, headers=AS_ADMIN)
+        assert reply.status_code == 503 and reply.json()["error"] == "round_incomplete"
+        first, second = reply.json()["tables"]
+        assert first["failed"].startswith("table_failed: RuntimeError") and "failed" not in second
+        check_table(client, site, db, second)
+        again = client.post("/api/club/tournaments/t1/start", json={"round": 0}, headers=AS_ADMIN)
+        assert again.status_code == 201, again.text
+        assert [t["id"] for t in again.json()["tables"]] == [first["id"], second["id"]]
+        for table in again.json()["tables"]:
             check_table(client, site, db, table)

@@ -50,6 +50,10 @@ def start_command(server: ServerProcess) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
 
 
+def ids_of(started: dict[str, Any]) -> list[str]:
+    return [t["id"] for t in started["tables"]]
+
+
 def until(check: Any, seconds: float) -> Any:
     deadline = time.monotonic() + seconds
     while True:
@@ -93,12 +97,17 @@ def test_another_server_takes_a_rounds_tables_over(postgres: PostgresServer) -> 
         assert sorted(first.hosted()) == ids and second.hosted() == []
         seen = call(second, "tournaments/t1/board")["rounds"][0]["tables"]
         assert [(t["where"], t.get("server")) for t in seen] == [("elsewhere", first.base)] * 2
+        assert [(t["phase"], t["decision"]) for t in seen] == [("lobby", "start")] * 2
+        call(first, "tournaments/t1/absent", {"table": ids_of(started)[0], "seat": 4})
+        seen = call(second, "tournaments/t1/board")["rounds"][0]["tables"]  # from the log
+        assert seen[0]["phase"] != "lobby" and 4 not in seen[0]["alive"]
 
         first.kill()  # the server hosting the round dies: the other takes its tables
         assert until(lambda: sorted(second.hosted(lenient=True)) == ids, TAKEOVER_SECONDS)
         board = call(second, "tournaments/t1/board")["rounds"][0]["tables"]
         assert [t["where"] for t in board] == ["here", "here"]
-        assert [t["phase"] for t in board] == ["lobby", "lobby"]
+        assert board[0]["phase"] != "lobby" and 4 not in board[0]["alive"]  # as it was left
+        assert board[1]["phase"] == "lobby" and board[1]["decision"] == "start"
         assert call(second, "tournaments/t1")["stages"][0]["started"] == [0]
     finally:
         for server in (first, second):

@@ -108,7 +108,9 @@ function render() {
     return;
   }
   const sections = board.rounds.map((round) => el("div", { class: "board-round", "data-round": round.round },
-    el("h2", { text: tt("board.round", { round: round.round + 1, stage: round.stage_name }) }),
+    el("h2", { text: tt("board.round", { round: round.round + 1, stage: round.stage_name }) },
+      " ", el("button", { type: "button", class: "play-round", text: tt("board.play"),
+        onclick: () => act("play", { stage: round.stage, round: round.round }) })),
     ...round.tables.map(tableCard)));
   main.replaceChildren(el("p", { class: "club-name", text: board.name }),
     ...(sections.length ? sections : [el("p", { class: "muted", id: "board-none", text: tt("board.none") })]));

@@ -1,7 +1,7 @@
 // The tournament pages' texts (issue 34), in the club's languages; anything else is the
 // club's catalogue's (i18n.js): `texts(t)` answers a t() that looks here first.
 
-const TEXTS = {
+export const TEXTS = {
   en: {
     "organiser.title": "Tournaments", "organiser.new": "New tournament", "organiser.name": "Name",
     "organiser.tables": "Tables", "organiser.games": "Games per player", "organiser.preset": "Rules",
@@ -23,6 +23,7 @@ const TEXTS = {
     "board.by": "Player (nickname or guest:Name)", "board.over": "Game over",
     "board.elsewhere": "Hosted by {server}", "board.missing": "Not made yet: start the round again",
     "board.paused": "Paused", "board.lobby": "Lobby", "board.started_without": "played without",
+    "board.play": "Start every table's game",
   },
   ru: {
     "organiser.title": "Турниры", "organiser.new": "Новый турнир", "organiser.name": "Название",
@@ -45,6 +46,7 @@ const TEXTS = {
     "board.by": "Игрок (ник или guest:Имя)", "board.over": "Игра окончена",
     "board.elsewhere": "Ведёт сервер {server}", "board.missing": "Стол ещё не создан: запустите тур ещё раз",
     "board.paused": "Пауза", "board.lobby": "Лобби", "board.started_without": "играют без",
+    "board.play": "Начать игру за всеми столами",
   },
   uk: {
     "organiser.title": "Турніри", "organiser.new": "Новий турнір", "organiser.name": "Назва",
@@ -67,6 +69,7 @@ const TEXTS = {
     "board.by": "Гравець (нік або guest:Ім'я)", "board.over": "Гру закінчено",
     "board.elsewhere": "Веде сервер {server}", "board.missing": "Стіл ще не створено: запустіть тур ще раз",
     "board.paused": "Пауза", "board.lobby": "Лобі", "board.started_without": "грають без",
+    "board.play": "Почати гру за всіма столами",
   },
 };
 
@@ -90,7 +93,9 @@ export function retitle(tt, key) {
 }
 
 // The tournament pages' own styles, beside the club's (club.css).
-const sheet = document.createElement("link");
-sheet.rel = "stylesheet";
-sheet.href = new URL("tournament.css", import.meta.url).href;
-document.head.append(sheet);
+if (typeof document !== "undefined") { // a page (not the catalogue's test under node)
+  const sheet = document.createElement("link");
+  sheet.rel = "stylesheet";
+  sheet.href = new URL("tournament.css", import.meta.url).href;
+  document.head.append(sheet);
+}
