@@ -35,6 +35,7 @@ from typing import Any
 from plugin.club import ClubState
 from plugin.eventlog import EventLog, open_log
 from plugin.protocol.export import table_protocol
+from plugin.sim.tables import Played
 from plugin.sim.tournament import Outcome, Plan, StagePlan, run
 from plugin.tournament.exports import document
 from plugin.tournament.standings import Live, recompute
@@ -161,10 +162,22 @@ def summarise(plan: Plan, outcome: Outcome, db: Path | str, seconds: float) -> d
         "incomplete_protocols": len(incomplete),
         "city_wins": sum(g.winner == "city" for g in games),
         "mafia_wins": sum(g.winner == "mafia" for g in games),
-        "refused_inputs": sum(g.refused for g in games),
+        "draws": sum(g.winner == "draw" for g in games),
+        "refused_inputs": sum(g.refused for g in games), "refusals": refusals(games),
         "round_start_s_max": round(max(starts), 3) if starts else None,
         "seconds": round(seconds, 1), "podium": winners, "problems": problems[:20],
     }  # fmt: skip
+
+
+def refusals(games: list[Played]) -> dict[str, int]:
+    """The codes of the inputs the server refused, counted (a hurried host's click racing
+    a player's: `not_now`, `closed`, `not_speaking`; a socket at a server that does not
+    host its table: `table_elsewhere`), none of them an error of the server."""
+    counted: dict[str, int] = {}
+    for game in games:
+        for code, n in game.refusals.items():
+            counted[code] = counted.get(code, 0) + n
+    return dict(sorted(counted.items()))
 
 
 def complete(protocol: dict[str, Any] | None) -> bool:
@@ -191,7 +204,9 @@ def text(summary: dict[str, Any]) -> str:
         f"tournament {summary['tournament']}: {summary['players']} players, "
         f"{summary['stages']} stages, {summary['rounds']} rounds, {summary['games']} games "
         f"({summary['signed']} sheets signed; city {summary['city_wins']}, mafia "
-        f"{summary['mafia_wins']}) in {summary['seconds']} s",
+        f"{summary['mafia_wins']}, draw {summary['draws']}) in {summary['seconds']} s",
+        f"inputs refused (races of a hurried host, sockets at the wrong server): "
+        f"{summary['refused_inputs']} {summary['refusals']}",
         f"slowest round start (request -> every table's game begun): "
         f"{summary['round_start_s_max']} s",
         f"standings equal the records' recomputation: {summary['standings_equal_recompute']}; "

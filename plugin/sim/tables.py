@@ -113,6 +113,7 @@ class Played:
     started: float | None = None  # perf_counter when the host console saw the game begin
     ended: float | None = None
     refused: int = 0  # inputs the server refused (stale clicks), never fatal
+    refusals: dict[str, int] = field(default_factory=dict)  # their error codes
     reconnects: int = 0
     host_steps: int = 0  # the host's `next`s
     moves: int = 0  # the players' inputs
@@ -185,6 +186,9 @@ class SimTable:
         self.played.winner = view.get("winner")
         self.played.ended = time.perf_counter()
         self.played.refused = sum(len(s.errors) for s in sockets)
+        for error in (e for s in sockets for e in s.errors):
+            code = str(error.get("error"))
+            self.played.refusals[code] = self.played.refusals.get(code, 0) + 1
         self.played.reconnects = sum(s.reconnects for s in sockets)
         return self.played
 
