@@ -10,17 +10,20 @@ ten players and a host per table over the table protocol, a judge signing each s
 the server's CPU is the server's alone.
 
 - `tournament_round_start_s` (goal under 5 s for 10 tables): from the start's request until
-  the last of the round's tables had begun its game, i.e. its bot spoke its first
-  announcement (the game's start is published and its announcement handed to the voice in
-  the same step: plugin.host.table.follow). It includes what a round's start really needs:
-  10 tables made and hosted, 110 sockets joining them, each game started by its host. The
-  slowest round's.
+  every table's bot is heard speaking its first announcement by a spectator's audio at
+  that table (the watch link, receive-only WebRTC into the embedded room, as a spectator's
+  page joins it; voiced: RMS over 200, looked at every 20 ms). It includes what a round's
+  start really needs: 10 tables made and hosted (their voices), 110 sockets and 10 audio
+  listeners joining them (each host starts his game once his table's have), each game
+  started, its first phrase said. The slowest round's. With `--media none` (no room, no
+  voice) it is until every table's game has begun instead.
 - `tournament_cpu_per_table_percent`: the server process's CPU time (user + system, every
   thread) over the wall time of a round (its start's request until its last sheet is
-  signed), divided by its tables, in % of one core; the median round's. The games are
-  played fast (a host who moves them on after 0.1 s of quiet): a table here does in
-  seconds what a real one does in an hour, so this is an upper bound of a real table's
-  cost, not its cost.
+  signed), divided by its tables, in % of one core; the median round's. It is the game's
+  own work (inputs checked and logged, views to 12 sockets, the bot's voice to one
+  listener), played fast (a host who moves a game on after 0.1 s of quiet: an hour's game
+  in about 20 s); the players' microphones are not sent here (bench/table_cpu.py measures
+  what forwarding them costs).
 
     .venv/bin/python bench/tournament.py [--rounds 3] [--tables 10] [--media embedded|none]
 
@@ -38,12 +41,58 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from plugin.rooms.embedded.client import RoomClient, http_answerer
 from plugin.sim.tournament import Organiser, Plan, play_round, seat, setup
 from testing import ServerProcess
+
+VOICED = 200.0  # RMS over a poll's frames above which the bot is speaking (silence: ~0)
+POLL = 0.02  # seconds between a listener's looks at what it received
+
+
+class Listener:
+    """A spectator's audio at one table (the watch link, receive-only, as a spectator's page
+    joins the embedded room): when it first heard the bot speak (time.monotonic)."""
+
+    def __init__(self, base: str, links: dict[str, Any]) -> None:
+        self.client = RoomClient(keep_seconds=1, listen_only=True)
+        self.url = f"{base}/rtc/{links['id']}/offer"
+        self.token = links["watch"]["token"]
+        self.heard: float | None = None
+        self.joined = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def join(self) -> None:
+        await self.client.connect(http_answerer(self.url, self.token), timeout=30)
+        self.joined = time.monotonic()
+        self._task = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        looked = time.monotonic()
+        while True:
+            await asyncio.sleep(POLL)
+            now = time.monotonic()
+            if self.client.loudness(since=looked) > VOICED:
+                self.heard = now  # at most POLL late
+                return
+            looked = now
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        await self.client.close()
+
+
+async def listen(base: str, into: list[Listener], links: dict[str, Any]) -> None:
+    """A table's listener, joined before its host starts the game (as the players' pages)."""
+    listener = Listener(base, links)
+    into.append(listener)
+    await listener.join()
 
 
 async def main(rounds: int, tables: int, media: str) -> dict[str, object]:
@@ -60,10 +109,25 @@ async def main(rounds: int, tables: int, media: str) -> dict[str, object]:
             tid = await setup(org, plan)
             await seat(org, plan, tid, 0)
             for round_ in range(rounds):
-                cpu0, wall0 = server.cpu_seconds(), time.perf_counter()
-                played = await play_round(org, plan, tid, 0, round_,
-                                          secret=server.secret.encode(), rng=rng)  # fmt: skip
+                listeners: list[Listener] = []
+                hear = partial(listen, server.base, listeners) if media == "embedded" else None
+                cpu0, wall0, began = server.cpu_seconds(), time.perf_counter(), time.monotonic()
+                try:
+                    played = await play_round(org, plan, tid, 0, round_, rng=rng,
+                                              secret=server.secret.encode(),
+                                              before_start=hear)  # fmt: skip
+                finally:
+                    for listener in listeners:
+                        await listener.close()
                 cpu, wall = server.cpu_seconds() - cpu0, time.perf_counter() - wall0
+                if hear is not None:  # the bots heard: from the start's request on
+                    heard = [x.heard for x in listeners]
+                    if None in heard or len(heard) != len(played.games):
+                        raise SystemExit(f"bench: round {round_ + 1}: a bot was never heard")
+                    joined = max(x.joined for x in listeners) - began
+                    print(f"  (every listener joined after {joined:.2f} s, every game begun "
+                          f"after {played.start_s:.2f} s)")  # fmt: skip
+                    played.start_s = max(h for h in heard if h is not None) - began
                 errors = [e for g in played.games for e in g.errors]
                 if errors:
                     raise SystemExit(f"bench: round {round_ + 1}: {errors[:3]}")
@@ -71,8 +135,9 @@ async def main(rounds: int, tables: int, media: str) -> dict[str, object]:
                 starts.append(played.start_s)
                 cpus.append(per_table)
                 walls.append(wall)
-                print(f"round {round_ + 1}: {len(played.games)} tables begun after "
-                      f"{played.start_s:.2f} s, all signed after {wall:.1f} s; server CPU "
+                print(f"round {round_ + 1}: every bot of {len(played.games)} tables "
+                      f"{'heard' if hear else 'begun'} after {played.start_s:.2f} s, all "
+                      f"signed after {wall:.1f} s; server CPU "
                       f"{100 * cpu / wall:.0f}% of a core, {per_table:.1f}% per table "
                       f"({sum(g.host_steps for g in played.games)} host steps, "
                       f"{sum(g.moves for g in played.games)} players' moves)",

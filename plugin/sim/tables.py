@@ -24,7 +24,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -160,14 +160,19 @@ class SimTable:
         if self.played.started is None and view.get("phase") not in (None, "lobby"):
             self.played.started = time.perf_counter()
 
-    async def play(self, timeout: float) -> Played:
-        """Join every seat, start the game, move it on until it is over (or `timeout`)."""
+    async def play(
+        self, timeout: float, before_start: Callable[[], Awaitable[None]] | None = None
+    ) -> Played:
+        """Join every seat, start the game, move it on until it is over (or `timeout`).
+        `before_start`: what else the host waits for before he starts (a listener's audio)."""
         sockets = [s for _, s in self.players] + [self.host]
         for socket in sockets:
             socket.start()
         try:
             async with asyncio.timeout(timeout):
                 await self._until(lambda: all(s.view is not None for s in sockets))
+                if before_start is not None:
+                    await before_start()
                 if (self.host.view or {}).get("phase") == "lobby":
                     await self.host.send("start")
                 while not (self.host.view or {}).get("over"):

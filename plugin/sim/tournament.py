@@ -26,6 +26,7 @@ is the caller's (plugin.cli.simulate: plugin.tournament.standings.recompute).
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -160,12 +161,15 @@ async def sign(org: Organiser, table: str, rng: random.Random) -> None:
 
 
 DuringRound = Callable[[int, int, list[dict[str, Any]]], Awaitable[None]]
+BeforeStart = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 async def play_round(org: Organiser, plan: Plan, tid: str, stage: int, round_: int, *,
                      secret: bytes, rng: random.Random,
-                     during: DuringRound | None = None) -> RoundPlayed:  # fmt: skip
-    """Start a round, play every table of it at once, sign every sheet."""
+                     during: DuringRound | None = None,
+                     before_start: BeforeStart | None = None) -> RoundPlayed:  # fmt: skip
+    """Start a round, play every table of it at once, sign every sheet. `before_start(links)`:
+    what a table's host waits for, besides its players, before he starts its game."""
     began = time.perf_counter()
     body = {"stage": stage, "round": round_}
     started = (await org.ask("POST", f"/api/club/tournaments/{tid}/start", body)).json()
@@ -175,7 +179,11 @@ async def play_round(org: Organiser, plan: Plan, tid: str, stage: int, round_: i
                  seed=rng.randrange(2**31), idle=plan.idle)
         for t in started["tables"]
     ]  # fmt: skip
-    playing = [asyncio.create_task(s.play(GAME_SECONDS)) for s in sims]
+    playing = [
+        asyncio.create_task(s.play(GAME_SECONDS, None if before_start is None
+                                   else functools.partial(before_start, s.links)))
+        for s in sims
+    ]  # fmt: skip
     if during is not None:
         await during(stage, round_, started["tables"])
     games = list(await asyncio.gather(*playing))
