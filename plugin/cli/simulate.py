@@ -34,6 +34,7 @@ from typing import Any
 
 from plugin.club import ClubState
 from plugin.eventlog import EventLog, open_log
+from plugin.host.ports import Log
 from plugin.protocol.export import table_protocol
 from plugin.sim.tables import Played
 from plugin.sim.tournament import Outcome, Plan, StagePlan, run
@@ -144,6 +145,8 @@ def summarise(plan: Plan, outcome: Outcome, db: Path | str, seconds: float) -> d
         records = [e.record for e in log.club_records(0)]
         incomplete = [t for r in outcome.rounds for t in r.tables
                       if not complete(table_protocol(log, t))]  # fmt: skip
+        lost = [f"{g.table}: {key}" for r in outcome.rounds for g in r.games
+                for key in sorted(set(g.acked) - logged(log, g.table))]  # fmt: skip
     finally:
         log.close()
     recomputed = recomputed_document(records, outcome.tournament)
@@ -152,6 +155,7 @@ def summarise(plan: Plan, outcome: Outcome, db: Path | str, seconds: float) -> d
     if not equal:
         problems.append("the live standings differ from the records' recomputation")
     problems += [f"table {t}: its protocol is not complete" for t in incomplete]
+    problems += [f"acked, not in the log: {key}" for key in lost]
     games = [g for r in outcome.rounds for g in r.games]
     starts = [r.start_s for r in outcome.rounds if not math.isnan(r.start_s)]
     winners = [row["nick"] for row in outcome.standings.get("results", [])[:3]]
@@ -159,7 +163,8 @@ def summarise(plan: Plan, outcome: Outcome, db: Path | str, seconds: float) -> d
         "ok": not problems, "tournament": outcome.tournament, "players": plan.players,
         "stages": 1 + len(plan.stages), "rounds": len(outcome.rounds), "games": len(games),
         "signed": len(outcome.signed), "standings_equal_recompute": equal,
-        "incomplete_protocols": len(incomplete),
+        "incomplete_protocols": len(incomplete), "acked_inputs": sum(len(g.acked) for g in games),
+        "acked_not_logged": len(lost),
         "city_wins": sum(g.winner == "city" for g in games),
         "mafia_wins": sum(g.winner == "mafia" for g in games),
         "draws": sum(g.winner == "draw" for g in games),
@@ -167,6 +172,11 @@ def summarise(plan: Plan, outcome: Outcome, db: Path | str, seconds: float) -> d
         "round_start_s_max": round(max(starts), 3) if starts else None,
         "seconds": round(seconds, 1), "podium": winners, "problems": problems[:20],
     }  # fmt: skip
+
+
+def logged(log: Log, table: str) -> set[str]:
+    """The keys of the inputs a table's log holds (`<source>/<the client's message id>`)."""
+    return {e.client_id for e in log.entries(table) if e.client_id is not None}
 
 
 def refusals(games: list[Played]) -> dict[str, int]:
@@ -210,7 +220,8 @@ def text(summary: dict[str, Any]) -> str:
         f"slowest round start (request -> every table's game begun): "
         f"{summary['round_start_s_max']} s",
         f"standings equal the records' recomputation: {summary['standings_equal_recompute']}; "
-        f"incomplete protocols: {summary['incomplete_protocols']}",
+        f"incomplete protocols: {summary['incomplete_protocols']}; inputs acked "
+        f"{summary['acked_inputs']}, of them not in the log: {summary['acked_not_logged']}",
         "podium: " + ", ".join(summary["podium"]),
     ]
     lines += [f"problem: {p}" for p in summary["problems"]]

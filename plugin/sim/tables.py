@@ -51,6 +51,8 @@ class Socket:
         self.token, self.label, self.on_view = token, label, on_view
         self.view: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
+        self.source = label.rsplit("/", 1)[-1]  # the log's `source`: the seat, or "host"
+        self.acked: list[str] = []  # the inputs the server acked, as its log keys them
         self.changed = asyncio.Event()
         self.reconnects = 0
         self._socket: Any = None
@@ -88,6 +90,8 @@ class Socket:
         kind = message.get("type")
         if kind == "error":
             self.errors.append(message)
+        elif kind == "ack":  # durable from now on: the log holds it under this key
+            self.acked.append(f"{self.source}/{message.get('id')}")
         elif kind == "state":
             self.view = message
             self.changed.set()
@@ -118,6 +122,7 @@ class Played:
     host_steps: int = 0  # the host's `next`s
     moves: int = 0  # the players' inputs
     errors: list[str] = field(default_factory=list)
+    acked: list[str] = field(default_factory=list)  # every input acked, by its log key
 
 
 class SimTable:
@@ -195,6 +200,7 @@ class SimTable:
             code = str(error.get("error"))
             self.played.refusals[code] = self.played.refusals.get(code, 0) + 1
         self.played.reconnects = sum(s.reconnects for s in sockets)
+        self.played.acked = [key for s in sockets for key in s.acked]
         return self.played
 
     async def _step(self) -> None:

@@ -52,6 +52,8 @@ def test_a_server_killed_mid_round_loses_nothing_of_the_tournament(servers: Serv
     summary = summarise(plan, outcome, dsn, time.perf_counter() - began)
     assert summary["problems"] == [] and summary["ok"], summary
     assert summary["standings_equal_recompute"] and summary["incomplete_protocols"] == 0
+    # Every input the server acked (players', hosts') is in its table's log.
+    assert summary["acked_inputs"] > 100 * summary["games"] and summary["acked_not_logged"] == 0
     assert (summary["rounds"], summary["games"], summary["signed"]) == (2, 3, 3)
 
     qualifying = outcome.rounds[0]

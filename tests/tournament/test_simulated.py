@@ -29,6 +29,8 @@ def test_a_small_tournament_is_played_to_its_final_and_equals_its_recomputation(
     summary = asyncio.run(simulate(plan, db, progress=lambda line: None))
     assert summary["problems"] == [] and summary["ok"], summary
     assert summary["standings_equal_recompute"] and summary["incomplete_protocols"] == 0
+    # Every input the server acked (players', hosts') is in its table's log.
+    assert summary["acked_inputs"] > 100 * summary["games"] and summary["acked_not_logged"] == 0
     assert (summary["rounds"], summary["games"], summary["signed"]) == (3, 5, 5)
     log = open_log(db)
     try:
