@@ -8,7 +8,7 @@ voice: the server's engine, RHVoice or espeak-ng, each table prerendering its ph
 it opens; a SQLite log), a roster of ten players a table and a seated tournament. Then:
 - `tournament_round_made_s`: POST .../start answered: every table of the round made,
   seated and hosted here (its bot's announcer made);
-- `tournament_round_start_s`: from that request until the last table's bot speaks, the
+- `tournament_round_bot_speaks_s`: from that request until the last table's bot speaks, the
   judges having begun every game at once (POST .../play, right after the start): each
   table's announcer is read as its room reads it, and a table's bot speaks at its first
   voiced frame. The median of --runs rounds (a new server each), and the worst.
@@ -110,8 +110,8 @@ async def main(tables: int, runs: int) -> dict[str, float]:
         print(f"run {run + 1}: {tables} tables made in {answered:.2f} s, every bot speaking "
               f"after {spoke:.2f} s", file=sys.stderr)  # fmt: skip
     return {
-        "tournament_round_start_s": round(statistics.median(speaking), 2),
-        "tournament_round_start_max_s": round(max(speaking), 2),
+        "tournament_round_bot_speaks_s": round(statistics.median(speaking), 2),
+        "tournament_round_bot_speaks_max_s": round(max(speaking), 2),
         "tournament_round_made_s": round(statistics.median(made), 2),
     }
 

@@ -9,7 +9,11 @@ import sys
 # name -> (module, function, one-line help). The function takes argv (list[str]) -> int.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "scenario": ("plugin.cli.scenario", "main", "run one conformance scenario file"),
-    "simulate": ("plugin.sim.simulate", "main", "play many games with random legal actions"),
+    "simulate": (
+        "plugin.cli.simulate",
+        "main",
+        "play many games with random legal actions, or a whole tournament",
+    ),
     "protocol": ("plugin.cli.protocol", "main", "export a game's protocol (JSON or HTML)"),
     "serve": ("plugin.cli.serve", "main", "run the server with its tables"),
     "table": ("plugin.cli.table", "main", "create tables (autohost table new ...)"),
