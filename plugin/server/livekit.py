@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Literal
 
@@ -84,6 +85,9 @@ class LiveKitTables:
         # Whether this server may touch a table's microphones now (its lease is fresh):
         # the registry's answer once routes() has the server.
         self.holds: Callable[[str], bool] = lambda table_id: True
+        # What our LiveKit tokens are stamped with (tokens._sign): this machine's clock
+        # until routes() hands us the server's, whose signer keeps the log's time (issue 31).
+        self.clock: Callable[[], float] = time.time
 
     def room(self, table_id: str, settings: TableSettings) -> RoomBackend:
         if self.only is not None and table_id != self.only:
@@ -115,7 +119,7 @@ class LiveKitTables:
             """The bot's token for this join; the room knows the name before the server's
             webhook can name it (else our own bot would look like an impostor)."""
             room.bot_identity = identity
-            return bot_token(self.creds, name, identity=identity)
+            return bot_token(self.creds, name, identity=identity, clock=self.clock)
 
         def flooding(identity: str, dropped: int) -> None:
             """A participant keeps flooding the bot with data: removed, the host told."""
@@ -123,7 +127,7 @@ class LiveKitTables:
 
         bot = LiveKitBot(
             self.creds.url,
-            lambda: bot_token(self.creds, name),
+            lambda: bot_token(self.creds, name, clock=self.clock),
             events=room,
             on_session=joined,
             on_reconnect=room.relist_soon,
@@ -263,11 +267,13 @@ class LiveKitTables:
             )
 
         self._server = server
+        # The links' clock, read at each mint: the lifespan sets it to the log's (app.py).
+        self.clock = lambda: server.signer.clock()
         self.holds = lambda table_id: server.registry is None or server.registry.holds(table_id)
         server.hub.on_close_viewer(self.reissued)  # the old LiveKit sessions go too
         verifier = TokenVerifier(self.creds.api_key, self.creds.api_secret)
         return [
-            token_route(self.creds, seat_for_link, room_of),
+            token_route(self.creds, seat_for_link, room_of, clock=self.clock),
             link_route(verifier, self.tables_by_room.get, issue_link),
             webhook_route(self.creds.api_key, self.creds.api_secret, self.events_for),
             *static_routes(),

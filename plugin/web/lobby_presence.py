@@ -63,7 +63,9 @@ def end_devices(
 
 async def vacate(server: Server, table: Table, seats: Iterable[int]) -> None:
     """These seats' links were re-issued: the lobby's players seated there leave the lobby,
-    and their devices' lobby sockets are ended."""
+    and their devices' lobby sockets are ended for good (REMOVED, final: issue 31). A
+    re-issue is the host taking the seat from that device; ENDED (4410) let its page
+    reconnect and come back to the lobby as a newcomer, where it was not meant to be."""
     room = server.lobbies.room(table)
     async with room.lock:
         for seat in seats:
@@ -72,7 +74,10 @@ async def vacate(server: Server, table: Table, seats: Iterable[int]) -> None:
                 continue
             devices = set(entry.devices)
             await commit(room, room.lobby.vacate(seat))
-            end_devices(room, devices, "token_reissued", "this seat's link was replaced")
+            end_devices(
+                room, devices, "token_reissued", "this seat's link was replaced",
+                CloseCode.REMOVED,
+            )  # fmt: skip
     broadcast(server, room, refused_devices=set())
 
 

@@ -141,6 +141,9 @@ def test_a_reissued_seat_ends_every_path_of_the_device_the_lobby_seated(
         # The device's lobby socket is ended: no new token is pushed to it.
         ended = player.ends()
         assert ended and ended[-1].get("error") == "token_reissued", ended
+        # Final (4423, as the host's "remove"): its page does not come back by itself
+        # (4410 made it reconnect to the lobby as a newcomer).
+        assert player.ws.close_code == CloseCode.REMOVED, player.ws.close_code
         assert all("token" not in m.get("me", {}) for m in ended)
         assert first_ws_answer(server, old)["error"] == "token_reissued"
         view = console.until(lambda m: not m["seated"])

@@ -12,6 +12,7 @@ issued it and whichever checks it.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import time
@@ -22,9 +23,12 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from livekit import rtc
 
+from plugin.rooms.livekit.tokens import DEFAULT_TTL
 from plugin.signing import DEFAULT_LIFETIME, Signer
 from testing import SECRET, ServerProcess, connect
+from testing.livekit_server import API_KEY, API_SECRET, LiveKitServer
 from testing.postgres import PostgresServer, running_postgres
 
 pytestmark = pytest.mark.slow
@@ -122,6 +126,65 @@ def test_a_link_expires_when_the_database_says_on_a_server_with_a_skewed_clock(
             answer = first_answer(server, token)
             assert answer["type"] == "error", (skew, answer)
             assert answer["error"] == "token_expired", (skew, answer)
+    finally:
+        for server in (owner, skewed):
+            if server.alive():
+                server.kill()
+
+
+def livekit_claims(token: str) -> dict[str, Any]:
+    body = token.split(".")[1]
+    return dict(json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))))
+
+
+async def livekit_admits(url: str, token: str) -> str:
+    """'' when the real LiveKit server lets `token` join its room now, else why not."""
+    room = rtc.Room()
+    try:
+        await asyncio.wait_for(room.connect(url, token), timeout=20)
+    except (rtc.ConnectError, TimeoutError) as refusal:
+        return str(refusal) or type(refusal).__name__
+    finally:
+        await room.disconnect()
+    return ""
+
+
+@pytest.mark.livekit
+@pytest.mark.skipif(not FAKETIME.exists(), reason="needs Debian's libfaketime (faketime)")
+@pytest.mark.parametrize("skew", ["+10s", "-10s", "+90s"])
+async def test_livekit_tokens_a_skewed_server_mints_are_stamped_with_the_databases_time(
+    postgres: PostgresServer, livekit_server: LiveKitServer, skew: str
+) -> None:
+    """A page's LiveKit token minted by a server whose clock is off: its nbf and exp are
+    the database's time (LiveKit's, on a club whose servers keep NTP), so every server of
+    the club mints the same validity window; before, they were the minting server's own
+    (10 s early or late), and a server more than LiveKit's leeway (one minute,
+    livekit/protocol auth/verifier.go) fast minted tokens the real LiveKit server refused
+    as not yet valid: the page could not join until that minute passed."""
+    dsn = postgres.new_database()
+    keys = {"LIVEKIT_URL": livekit_server.ws_url, "LIVEKIT_API_KEY": API_KEY,
+            "LIVEKIT_API_SECRET": API_SECRET}  # fmt: skip
+    options = ["--room", "livekit", "--no-voice"]
+    owner = ServerProcess(dsn, options=options, env=keys)
+    skewed = ServerProcess(dsn, options=options, env=keys)
+    skewed.env.update(
+        {"LD_PRELOAD": str(FAKETIME), "FAKETIME": skew, "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+    )
+    try:
+        owner.start()
+        skewed.start()
+        links = create_table(owner)  # its bot and room are the owner's; any server mints
+        for link in (links["host"]["token"], links["seats"][2]["token"], links["watch"]["token"]):
+            before = database_now(dsn)
+            answer = httpx.post(f"{skewed.base}/livekit/token", json={"link": link}, timeout=10)
+            after = database_now(dsn)
+            assert answer.status_code == 200, answer.text
+            token = answer.json()["token"]
+            refused = await livekit_admits(livekit_server.ws_url, token)
+            assert refused == "", (skew, answer.json()["identity"], refused)
+            claims = livekit_claims(token)
+            assert before - GRAIN <= claims["nbf"] <= after + GRAIN, (skew, claims["nbf"] - before)
+            assert claims["exp"] - claims["nbf"] == DEFAULT_TTL.total_seconds(), claims
     finally:
         for server in (owner, skewed):
             if server.alive():

@@ -53,6 +53,7 @@ from plugin.rooms.livekit.seats import (
     is_bot_identity,
 )
 from plugin.rooms.livekit.seen import Seen, see
+from plugin.rooms.livekit.server_clock import ServerClock
 from plugin.rooms.livekit.service import Retry, RoomService, not_found
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ class LiveKitRoom:
         may_act: Callable[[], bool] = lambda: True,
         seats: int = MAX_SEAT,
         generations: Callable[[], Mapping[int | str, int]] = dict,
+        server_time: Callable[[], float | None] = lambda: None,
     ) -> None:
         if not room:
             raise ValueError("a LiveKit room name is required")
@@ -95,7 +97,8 @@ class LiveKitRoom:
         self.bot_identity = BOT_IDENTITY  # the name it joined under (bot.py)
         self.impostors = 0  # sessions under a bot's name not ours, removed
         self.on_impostor: Callable[[str], None] | None = None  # told of each removal
-        self.listed_since = 0.0  # wall clock of the first listing: older webhooks are history
+        self.listed_since = 0.0  # LiveKit's time of the first listing: older webhooks are history
+        self.server_time = server_time
         self.retry = retry or Retry()
         self.reconcile_every = reconcile_every
         self.presence = Presence(grace=grace)
@@ -129,21 +132,17 @@ class LiveKitRoom:
         retry = options.get("retry") or Retry()
         assert isinstance(retry, Retry)
         # failover=False: we retry ourselves (the SDK retries only *.livekit.cloud anyway).
-        lkapi = api.LiveKitAPI(
-            url,
-            api_key,
-            api_secret,
-            failover=False,
-            timeout=aiohttp.ClientTimeout(total=retry.attempt_timeout),
-        )
         options.setdefault("host_proof", lambda identity: host_proof(api_secret, room, identity))
-        return cls(lkapi.room, room, on_stop=lkapi.aclose, **options)
+        clock = ServerClock()  # LiveKit's own time, from its answers (issue 31)
+        session = clock.session(aiohttp.ClientTimeout(total=retry.attempt_timeout))
+        lkapi = api.LiveKitAPI(url, api_key, api_secret, failover=False, session=session)
+        options.setdefault("server_time", lambda: clock.last)
+        return cls(lkapi.room, room, on_stop=session.close, **options)
 
     # RoomBackend -------------------------------------------------------------------
 
     async def start(self) -> None:
         """Read who is in the room, then keep reconciling in the background."""
-        self.listed_since = time.time()  # what happened before, the listing shows
         await self.reconcile()
         self._worker = asyncio.create_task(self._run(), name=f"livekit-room-{self.room}")
 
@@ -262,6 +261,7 @@ class LiveKitRoom:
             # until the next reconcile); a session that left is left out of this listing
             # and the room is re-read at once, so the server has the last word.
             self._listing, self._left_meanwhile = {}, set()
+            asked = time.time()  # only if LiveKit's answer is not dated (listed_since)
             try:
                 request = ListParticipantsRequest(room=self.room)
                 listed = await self._call(self._service.list_participants, request)
@@ -273,6 +273,8 @@ class LiveKitRoom:
             finally:
                 newer, self._listing = self._listing, None
                 left_meanwhile, self._left_meanwhile = self._left_meanwhile, set()
+            if not self.listed_since:  # the first listing: what happened before, it shows
+                self.listed_since = self._dated(asked)
             before = dict(self.participants)
             self.participants = {}
             for info in infos:
@@ -294,6 +296,12 @@ class LiveKitRoom:
                 await self.presence.joined(seen.seat)
         await self._converge()
         await self._remove_stale()
+
+    def _dated(self, asked: float) -> float:
+        """The listing's time by LiveKit's clock, as webhooks' created_at (server_clock.py);
+        `asked` (this machine's, before asking) only if its answer carried no Date."""
+        dated = self.server_time()
+        return asked if dated is None else dated
 
     def wanted(self, identity: str, seen: Seen) -> PublishPermission | None:
         """What `identity` should be allowed to publish now; None leaves him as he is."""

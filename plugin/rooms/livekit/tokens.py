@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -40,6 +41,8 @@ Viewer = Seat | Literal["watch"]  # "watch": a spectator (a watch link's token)
 # our link token -> (table id, seat, "host" or "watch"), or None when it is not valid
 # (table, seat, the link's generation) of one of our links, or None (refused).
 LinkVerifier = Callable[[str], "tuple[str, Viewer, int] | None"]
+
+Clock = Callable[[], float]  # seconds since the epoch: a token's nbf and exp are stamped with it
 
 # Minutes, not hours (issue 30): a re-issued host link left a room admin for 6 h. LiveKit
 # itself pushes a refreshed token to every connected participant (with the same identity,
@@ -90,11 +93,31 @@ def _sign(
     grants: VideoGrants,
     ttl: datetime.timedelta,
     attributes: dict[str, str] | None = None,
+    clock: Clock = time.time,
 ) -> str:
+    """AccessToken's claims, stamped (nbf, exp) with `clock`, not this machine's time as
+    AccessToken.to_jwt does. A server of a shared log passes the log's clock (EventLog.wall,
+    the database's, as its links' Signer), so every server of the club mints the same
+    validity window whatever its own clock says (issue 31, "time across servers"): LiveKit
+    checks them with its own clock and one minute of leeway (livekit/protocol
+    auth/verifier.go, tokenLeeway), so a server more than a minute fast minted tokens
+    LiveKit refused as not yet valid, and one slow minted tokens that lived less."""
+    if grants.room_join and not (identity and grants.room):
+        raise ValueError("identity and room must be set when joining a room")
     token = AccessToken(creds.api_key, creds.api_secret).with_identity(identity).with_name(name)
     if attributes:
         token = token.with_attributes(attributes)
-    return token.with_grants(grants).with_ttl(ttl).to_jwt()
+    claims = token.with_grants(grants).claims.asdict()
+    issued = int(clock())
+    claims.update(
+        {
+            "sub": identity,
+            "iss": creds.api_key,
+            "nbf": issued,
+            "exp": issued + int(ttl.total_seconds()),
+        }
+    )
+    return jwt.encode(claims, creds.api_secret, algorithm="HS256")
 
 
 def player_token(
@@ -105,6 +128,7 @@ def player_token(
     name: str = "",
     ttl: datetime.timedelta = DEFAULT_TTL,
     generation: int = 0,
+    clock: Clock = time.time,
 ) -> str:
     """A player's token: identity `seat-N` (`seat-N.G` once his link was re-issued G
     times), attribute seat, may publish nothing until the engine grants his microphone."""
@@ -117,7 +141,7 @@ def player_token(
     )
     attributes = {SEAT_ATTRIBUTE: str(seat)}
     identity = player_identity(seat, generation)
-    return _sign(creds, identity, name or f"{seat}", grants, ttl, attributes)
+    return _sign(creds, identity, name or f"{seat}", grants, ttl, attributes, clock)
 
 
 def player_identity(seat: int, generation: int = 0) -> str:
@@ -128,7 +152,12 @@ def player_identity(seat: int, generation: int = 0) -> str:
 
 
 def host_token(
-    creds: Credentials, room: str, *, ttl: datetime.timedelta = DEFAULT_TTL, generation: int = 0
+    creds: Credentials,
+    room: str,
+    *,
+    ttl: datetime.timedelta = DEFAULT_TTL,
+    generation: int = 0,
+    clock: Clock = time.time,
 ) -> str:
     """The live host's token: room admin, may publish every source, proved (proof.py);
     identity `host`, or `host.G` for the host link's generation G (its own proof)."""
@@ -142,7 +171,7 @@ def host_token(
     )
     identity = host_identity(generation)
     attributes = host_attributes(creds.api_secret, room, identity)
-    return _sign(creds, identity, "host", grants, ttl, attributes)
+    return _sign(creds, identity, "host", grants, ttl, attributes, clock)
 
 
 def bot_token(
@@ -151,6 +180,7 @@ def bot_token(
     *,
     ttl: datetime.timedelta = DEFAULT_TTL,
     identity: str = BOT_IDENTITY,
+    clock: Clock = time.time,
 ) -> str:
     """The bot's token: a visible participant that publishes the host's voice."""
     grants = VideoGrants(
@@ -161,11 +191,16 @@ def bot_token(
         can_subscribe=True,
         can_publish_data=True,
     )
-    return _sign(creds, identity, "Host (autohost)", grants, ttl)
+    return _sign(creds, identity, "Host (autohost)", grants, ttl, clock=clock)
 
 
 def spectator_token(
-    creds: Credentials, room: str, identity: str, *, ttl: datetime.timedelta = DEFAULT_TTL
+    creds: Credentials,
+    room: str,
+    identity: str,
+    *,
+    ttl: datetime.timedelta = DEFAULT_TTL,
+    clock: Clock = time.time,
 ) -> str:
     """A spectator's token (issue 17): hidden from the room, subscribes only; may publish
     no track and no data, and update nothing of his own."""
@@ -178,7 +213,7 @@ def spectator_token(
         can_publish_data=False,
         can_update_own_metadata=False,
     )
-    return _sign(creds, identity, "", grants, ttl)
+    return _sign(creds, identity, "", grants, ttl, clock=clock)
 
 
 def new_spectator_identity(generation: int = 0) -> str:
@@ -188,13 +223,18 @@ def new_spectator_identity(generation: int = 0) -> str:
 
 
 def token_for(
-    creds: Credentials, room: str, seat: Viewer, identity: str = "", generation: int = 0
+    creds: Credentials,
+    room: str,
+    seat: Viewer,
+    identity: str = "",
+    generation: int = 0,
+    clock: Clock = time.time,
 ) -> str:
     if seat == "watch":
-        return spectator_token(creds, room, identity or new_spectator_identity())
+        return spectator_token(creds, room, identity or new_spectator_identity(), clock=clock)
     if seat == "host":
-        return host_token(creds, room, generation=generation)
-    return player_token(creds, room, seat, generation=generation)
+        return host_token(creds, room, generation=generation, clock=clock)
+    return player_token(creds, room, seat, generation=generation, clock=clock)
 
 
 def verify_club_token(verifier: TokenVerifier, token: str) -> tuple[str, Seat]:
@@ -260,9 +300,11 @@ def token_route(
     seat_for_link_token: LinkVerifier,
     room_for_table: Callable[[str], str | None] = lambda table: table,
     path: str = "/livekit/token",
+    clock: Clock = time.time,
 ) -> Route:
     """`POST /livekit/token` with JSON {"link": "<our seat link token>"} answers
-    {"url", "room", "identity", "seat", "token"}: the LiveKit token for that seat."""
+    {"url", "room", "identity", "seat", "token"}: the LiveKit token for that seat, stamped
+    with `clock` (the log's, on a server: _sign)."""
 
     async def mint(request: Request) -> JSONResponse:
         link = await _string_field(request, "link", 'expected {"link": "<seat link token>"}')
@@ -281,7 +323,7 @@ def token_route(
             identity = host_identity(generation)
         else:
             identity = player_identity(seat, generation)
-        token = token_for(creds, room, seat, identity, generation)
+        token = token_for(creds, room, seat, identity, generation, clock)
         return JSONResponse(
             {"url": creds.url, "room": room, "identity": identity, "seat": seat, "token": token}
         )

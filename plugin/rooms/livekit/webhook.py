@@ -8,7 +8,10 @@ applied once, by its id (`Recent`, bounded). The ids are this process's memory o
 an event created before the room's sink first listed the room (`listed_since`: a restart,
 or a failover to this server) is history, not news: that listing already showed the room
 as it was after it, and a replay of it is acknowledged and not applied (a captured join
-replayed after a restart made the room adopt a dead session). Joins and leaves go to the
+replayed after a restart made the room adopt a dead session). Both times are the LiveKit
+server's (`listed_since` is its listing's answer's Date, server_clock.py): this server's own
+clock, 10 s fast, took a join just after the listing for history, and 10 s slow applied a
+captured one from before it (issue 31, "time across servers"). Joins and leaves go to the
 room's events sink (the LiveKitRoom), found by the room's name, which matches them to the
 participant's session and reports a leave only after its reconnect grace period.
 """
@@ -40,12 +43,12 @@ REPLAY_WINDOW = 600.0  # seconds: twice the server's webhook JWT lifetime (FIELD
 MAX_REMEMBERED = 20_000  # event ids; ~2 MB, hours of joins and leaves of a big club
 
 
-STALE_SKEW = 2.0  # seconds: an event's created_at is whole seconds, and clocks differ
+STALE_SKEW = 2.0  # seconds: an event's created_at and an answer's Date are whole seconds
 
 
 class RoomEvents(Protocol):
-    """Where a room's joins and leaves go; LiveKitRoom is one. `listed_since` (wall-clock
-    seconds, 0 for none yet) is when it first read the room for itself."""
+    """Where a room's joins and leaves go; LiveKitRoom is one. `listed_since` (unix seconds
+    by the LiveKit server's clock, 0 for none yet) is when it first read the room itself."""
 
     @property
     def listed_since(self) -> float: ...
