@@ -75,8 +75,11 @@ def standings(
         rating = ratings.of(row.player)
         record = {**row.record(), "rank": place, "nick": club.state.nick_of(row.player)}
         rows.append({**record, **_rating(rating)})
+    # how many of its games the public sees without the judges' extras (the page says so)
+    veiled = sum(game_id in table for game_id in hidden)
     return {"season": chosen, "seasons": seasons(club), "system": table.system.name,
-            "games": table.games, "columns": list(COLUMNS), "rows": rows}  # fmt: skip
+            "games": table.games, "columns": list(COLUMNS), "rows": rows,
+            "extras_hidden": veiled}  # fmt: skip
 
 
 def standings_csv(club: Club, season: str | None, hidden: Collection[str] = NONE_HIDDEN) -> str:
@@ -111,7 +114,7 @@ def player_page(
         games.append({"game_id": game_id, "season": scored.season,
                       "date": club.state.signed[game_id].game.get("date", ""), "seat": mine.seat,
                       "role": mine.role, "won": mine.won, "points": round(float(mine.points), 2),
-                      "fouls": mine.fouls,
+                      "fouls": mine.fouls, "extras_hidden": game_id in hidden,
                       "rating": None if rating is None else round(rating.ordinal, 2)})  # fmt: skip
     per_role: dict[str, dict[str, Any]] = {}
     correct: dict[str, int] = {}
@@ -132,7 +135,7 @@ def player_page(
     history = results.ratings.history.get(player.id, [])
     return {"player": player.record(), **_rating(results.ratings.of(player.id)),
             "season": chosen or "all", "seasons": seasons(club), "games": games,
-            "roles": per_role,
+            "roles": per_role, "extras_hidden": sum(g["extras_hidden"] for g in games),
             "history": [{"game_id": game_id, **_rating(r)} for game_id, r in history]}  # fmt: skip
 
 

@@ -128,6 +128,10 @@ def test_the_clubs_public_reads_hide_a_hidden_stages_extras_until_revealed(
             assert view["game"]["extras_hidden"] and "extra" not in view["game"]["sheet"]
             for name in ("game_text", "standings_text", "page_text", "page_all_text"):
                 assert COMMENT not in view[name], (who, name)
+            # and says so: the pages mark what is left out
+            assert view["standings"]["extras_hidden"] == view["page"]["extras_hidden"] == 1
+            assert [g["extras_hidden"] for g in view["page"]["games"]] == [True]
+        assert views["judge"]["standings"]["extras_hidden"] == 0
         assert not views["judge"]["game"]["extras_hidden"]
         assert views["judge"]["game"]["sheet"]["extra"]["2"][0]["comment"] == COMMENT
         # a link that is sent and refused is refused, not shown the public's view
