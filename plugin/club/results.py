@@ -141,13 +141,10 @@ class Results:
             return standings
         key = (season, mine)
         public = self._public_seasons.get(key)
-        if public is None:
-            public = Standings(standings.system)
-            for game_id in self.order:
-                scored = self.games[game_id]
-                if scored.season == season:
-                    chosen = self.public(signed[game_id]) if game_id in mine else scored
-                    public.put(game_id, chosen.scores)
+        if public is None:  # the season's, with the hidden games' scores replaced
+            public = standings.copy()
+            for game_id in sorted(mine):
+                public.put(game_id, self.public(signed[game_id]).scores)
             self._public_seasons.clear()  # one view kept: the hidden set changes rarely
             self._public_seasons[key] = public
         return public

@@ -175,6 +175,8 @@ def test_public_standings_score_hidden_games_without_the_judges_parts(
                 for s in final]  # fmt: skip
         assert public_of(live.results, live.state, hidden) == standings_of(Results.recompute(seen))
         assert public_of(live.results, live.state, set()) == standings_of(live.results)
+        # the public view is a copy: the whole standings are untouched by it
+        assert standings_of(live.results) == standings_of(Results.recompute(final))
     bare = [Signed(game_id=s.game_id, season=s.season, system=s.system, game=s.game, sheet={})
             for s in (live.state.signed[g] for g in live.state.sign_order)]  # fmt: skip
     assert ratings_of(Results.recompute(bare)) == ratings_of(live.results)
