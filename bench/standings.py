@@ -8,6 +8,10 @@ the club's records (`club_records`, one transaction); then:
 - `standings_update_ms`: one more game signed through `Club.change` (durable in the log,
   then folded: its points put in the standings, its ratings updated), median of `--updates`;
 - `standings_rows_ms`: the ranked rows of the season (what the page and the CSV read);
+- `standings_public_rows_ms`: the same as the public reads them while a tournament hides
+  the judges' extras of `--updates` of its games (issue 34): the first read after a signing,
+  which makes the public view (the season's standings copied, those games scored again
+  without the judges' parts) and ranks it;
 - `ratings_recompute_s`: every rating replayed from the first game, in signing order (the
   first read of the ratings after a start pays it, and the read after a correction that
   changes who played or the result);
@@ -109,12 +113,17 @@ def measure(where: str | Path, records: list[dict[str, Any]], updates: int) -> d
         rows = club.results.seasons["2026"].rows()
         rows_ms = (time.perf_counter() - started) * 1000
         assert len(rows) == len(ids)
+        hidden = frozenset(f"u{n}" for n in range(updates))
+        started = time.perf_counter()
+        public = club.results.public_standings("2026", club.state.signed, hidden).rows()
+        public_ms = (time.perf_counter() - started) * 1000
+        assert len(public) == len(ids) and public != rows
     finally:
         log.close()
     return {"recompute_s": round(recompute, 3),
             "update_ms": round(statistics.median(times) * 1000, 2),
             "update_ms_max": round(max(times) * 1000, 2), "rows_ms": round(rows_ms, 2),
-            "rerate_s": round(rerate, 3)}  # fmt: skip
+            "public_rows_ms": round(public_ms, 2), "rerate_s": round(rerate, 3)}  # fmt: skip
 
 
 def main() -> None:
@@ -133,6 +142,7 @@ def main() -> None:
         "standings_recompute_s": sqlite["recompute_s"], "standings_update_ms": sqlite["update_ms"],
         "standings_update_ms_max": sqlite["update_ms_max"],
         "standings_rows_ms": sqlite["rows_ms"], "ratings_recompute_s": sqlite["rerate_s"],
+        "standings_public_rows_ms": sqlite["public_rows_ms"],
     })  # fmt: skip
     bin_dir = None if args.no_postgres else binaries()
     if bin_dir is not None:

@@ -18,6 +18,10 @@ request (ClubSite.caller, Caller.may) and refused with 401/403 otherwise:
     GET  /api/club/games                         the signed games, newest first (public)
     GET  /api/club/games/{id}.json               a signed game's record (public)
 
+The public reads (standings, a player's page, a game's record) show a game whose judges'
+extras a tournament hides (issue 34) without them; a judge's or admin's link, or the admin
+key, sees them (ClubSite.hidden_from).
+
 Every change is durable in the log before it is answered (Club.commit); bad input gets a
 clear error (its code) and changes nothing."""
 
@@ -35,6 +39,7 @@ from plugin.host.ports import LogUnavailable
 from plugin.signing import TokenError
 
 from . import links, sheets, views
+from .club import Club
 from .site import Caller, ClubSite, Right
 from .state import ClubError
 
@@ -80,6 +85,14 @@ def require(site: ClubSite, request: Request, right: Right, table: str | None = 
     if not caller.may(right, table):
         raise ClubError("forbidden", f"this link may not do that (a club {right}'s action)", 403)
     return caller
+
+
+def seen(site: ClubSite, request: Request) -> tuple[Club, frozenset[str]]:
+    """The club, and the games whose extras this caller may not see, asked in that order:
+    the hidden set is then at least as new as the club read (a game signed and linked to a
+    hidden stage is never read without its link)."""
+    club = site.club
+    return club, site.hidden_from(request)
 
 
 def club_api_routes(site: ClubSite) -> list[BaseRoute]:
@@ -149,12 +162,14 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
         return views.game_json(site.club, game_id)
 
     async def standings(request: Request) -> Any:
-        return views.standings(site.club, request.query_params.get("season"))
+        club, hidden = seen(site, request)
+        return views.standings(club, request.query_params.get("season"), hidden)
 
     async def standings_csv(request: Request) -> Any:
         season = request.query_params.get("season")
-        text = views.standings_csv(site.club, season)
-        chosen = season or views.seasons(site.club)[0]
+        club, hidden = seen(site, request)
+        text = views.standings_csv(club, season, hidden)
+        chosen = season or views.seasons(club)[0]
         name = "standings-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in chosen)
         name += ".csv"
         disposition = {"content-disposition": f'attachment; filename="{name}"'}
@@ -162,10 +177,12 @@ def club_api_routes(site: ClubSite) -> list[BaseRoute]:
 
     async def page(request: Request) -> Any:
         ref, season = request.path_params["ref"], request.query_params.get("season")
-        return views.player_page(site.club, ref, season)
+        club, hidden = seen(site, request)
+        return views.player_page(club, ref, season, hidden)
 
     async def game(request: Request) -> Any:
-        return views.game_json(site.club, request.path_params["game"])
+        club, hidden = seen(site, request)
+        return views.game_json(club, request.path_params["game"], hidden)
 
     async def games(request: Request) -> Any:
         return views.games(site.club)

@@ -13,12 +13,22 @@ Theory of operation:
   correction that changes who played or the result replays the ratings from the first game
   at the next read, so they, too, equal a recomputation.
 - `recompute` builds the same thing from the signed sheets alone (the check and the bench).
+- Hidden extras (issue 34: a tournament hides the judges' extra points of its later stages
+  from the public until they are revealed): `public_sheet` is the one rule of what the
+  public does not see (the judges' parts that move the extra column), used by the club's
+  public reads and by the tournament's public standings alike. Which games are hidden now
+  the club does not know (the tournaments are a layer above): its site asks a hook
+  (plugin.club.site.ClubSite.hidden_extras). The public standings of a season holding a
+  hidden game are the season's games with those games scored by their public sheets
+  (`public_standings`). Ratings are untouched by it: they take who played which role and
+  who won (plugin.scoring.Ratings), never points, so a hidden extra cannot move one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from plugin.scoring import (
     Ratings,
@@ -32,6 +42,15 @@ from plugin.scoring import (
 
 from .games import game_from_record
 from .state import Signed
+
+# What the public does not see of a sheet while its game's extras are hidden (issue 34):
+# the judges' extra points (with their comments) and their removals of auto-bonuses.
+JUDGES_PARTS = ("extra", "auto_bonus_removed")
+
+
+def public_sheet(sheet: Mapping[str, Any]) -> dict[str, Any]:
+    """A judge's sheet as the public sees it while its game's extras are hidden."""
+    return {key: value for key, value in sheet.items() if key not in JUDGES_PARTS}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,6 +73,9 @@ class Results:
         self.games: dict[str, Scored] = {}
         self.order: list[str] = []  # signing order (the ratings')
         self._systems: dict[str, ScoringSystem] = {}
+        # the public's scores of hidden games, and public standings, until the next put
+        self._public: dict[str, Scored] = {}
+        self._public_seasons: dict[tuple[str, frozenset[str]], Standings] = {}
 
     @property
     def ratings(self) -> Ratings:
@@ -69,11 +91,13 @@ class Results:
             self._systems[name] = load_system(name)
         return self._systems[name]
 
-    def score(self, signed: Signed) -> Scored:
-        """A signed sheet's scores (the sheet was checked when it was signed)."""
+    def score(self, signed: Signed, *, public: bool = False) -> Scored:
+        """A signed sheet's scores (the sheet was checked when it was signed); `public`:
+        without the judges' parts (`public_sheet`)."""
         system = self.system(signed.system)
         game = game_from_record(signed.game)
-        sheet = sheet_from_json(signed.sheet, game, system)
+        parts = public_sheet(signed.sheet) if public else signed.sheet
+        sheet = sheet_from_json(parts, game, system)
         return Scored(
             game_id=signed.game_id,
             season=signed.season,
@@ -84,6 +108,8 @@ class Results:
     def put(self, signed: Signed) -> None:
         """A game signed or corrected: its points in its season's standings, its ratings."""
         scored = self.score(signed)
+        self._public.pop(signed.game_id, None)
+        self._public_seasons.clear()
         before = self.games.get(signed.game_id)
         if before is not None and before.season != scored.season:
             self.seasons[before.season].remove(signed.game_id)
@@ -96,6 +122,32 @@ class Results:
             self.order.append(signed.game_id)
         elif _seats(before) != _seats(scored) or before.winner != scored.winner:
             self.rerate()  # who played what, or the result, changed: replay in order
+
+    def public(self, signed: Signed) -> Scored:
+        """A hidden game's scores as the public sees them (kept until it changes)."""
+        scored = self._public.get(signed.game_id)
+        if scored is None:
+            scored = self._public[signed.game_id] = self.score(signed, public=True)
+        return scored
+
+    def public_standings(
+        self, season: str, signed: Mapping[str, Signed], hidden: Collection[str]
+    ) -> Standings:
+        """A season's standings as the public sees them while the games `hidden` hide their
+        extras: those games by their public scores, the others as they are."""
+        standings = self.seasons[season]
+        mine = frozenset(g for g in hidden if g in standings)
+        if not mine:
+            return standings
+        key = (season, mine)
+        public = self._public_seasons.get(key)
+        if public is None:  # the season's, with the hidden games' scores replaced
+            public = standings.copy()
+            for game_id in sorted(mine):
+                public.put(game_id, self.public(signed[game_id]).scores)
+            self._public_seasons.clear()  # one view kept: the hidden set changes rarely
+            self._public_seasons[key] = public
+        return public
 
     def rerate(self) -> None:
         """Replay every rating from the first signed game (at the next read)."""

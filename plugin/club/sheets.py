@@ -18,6 +18,7 @@ from plugin.scoring import ScoringError, score_game, sheet_from_json
 
 from .club import Club
 from .games import game_from_record, game_of_table, game_record, seated_players, with_players
+from .results import public_sheet
 from .state import ClubError, Signed
 
 DEFAULT_SYSTEM = "fiim"
@@ -89,18 +90,33 @@ def draft(club: Club, log: Log, table_id: str) -> dict[str, Any]:
     }
 
 
-def signed_view(club: Club, signed: Signed) -> dict[str, Any]:
+def signed_view(club: Club, signed: Signed, *, hidden: bool = False) -> dict[str, Any]:
+    """A signed game as its record shows it; `hidden`: as the public sees it while its
+    judges' extras are hidden (issue 34): every sheet in it, the corrections' before and
+    after too, without the judges' parts (plugin.club.results.public_sheet), the seats
+    scored by that, and no correction's reason (an admin's words may name the points)."""
+    sheet = public_sheet(signed.sheet) if hidden else signed.sheet
     return {
         "game_id": signed.game_id,
         "signed": True,
         "system": signed.system,
         "season": signed.season,
         "game": signed.game,
-        "sheet": signed.sheet,
-        "seats": preview(club, signed.system, signed.game, signed.sheet),
-        "history": [{**entry, "by": _by(club, entry["by"])} for entry in signed.history],
+        "sheet": sheet,
+        "seats": preview(club, signed.system, signed.game, sheet),
+        "history": [_entry(club, entry, hidden) for entry in signed.history],
         "range": _range(club, signed.system),
+        "extras_hidden": hidden,
     }
+
+
+def _entry(club: Club, entry: dict[str, Any], hidden: bool) -> dict[str, Any]:
+    shown = {**entry, "by": _by(club, entry["by"])}
+    if hidden and entry["what"] == "corrected":
+        for side in ("before", "after"):
+            shown[side] = {**entry[side], "sheet": public_sheet(entry[side]["sheet"])}
+        shown["reason"] = ""
+    return shown
 
 
 def _by(club: Club, source: str) -> str:

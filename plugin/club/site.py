@@ -6,10 +6,19 @@ Who may call: the machine's admin key (`Authorization: Bearer KEY`, as the table
 person's personal link (player, judge, admin: plugin.club.links), or, for one table's sheet,
 that table's host link (the host signs his own game when the club has no judge there).
 What each may do is decided in the routes (plugin.club.api) by `Caller.may`, never by
-what a page shows."""
+what a page shows.
+
+What the public may not see (issue 34): a tournament hides the judges' extra points of its
+later stages until they are revealed. The club does not know the tournaments (a layer
+above it); the one question it asks is `hidden_extras()`, the signed games whose extras
+the public may not see now, which the tournaments' routes answer
+(plugin.tournament.api.TournamentSite sets it; without them nothing is hidden). Every
+public read of the club passes it on unless `sees_hidden` (a judge's or an admin's link,
+or the admin key)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,6 +66,20 @@ class ClubSite:
     def __init__(self) -> None:
         self.server: Server | None = None
         self._club: Club | None = None
+        # the signed games whose judges' extras are hidden from the public now (see above)
+        self.hidden_extras: Callable[[], frozenset[str]] = frozenset
+
+    def sees_hidden(self, request: Request) -> bool:
+        """Whether this caller sees what is hidden from the public: a judge's or admin's
+        link, or the admin key. A request without credentials is the public's; a link that
+        is sent and refused is refused (TokenError), not shown the public's view silently."""
+        if "authorization" not in request.headers:
+            return False
+        return self.caller(request).may("judge")
+
+    def hidden_from(self, request: Request) -> frozenset[str]:
+        """The games whose extras this caller may not see (none for a judge or an admin)."""
+        return frozenset() if self.sees_hidden(request) else self.hidden_extras()
 
     def bind(self, server: Server) -> None:
         self.server = server

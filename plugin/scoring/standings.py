@@ -9,7 +9,7 @@ the same standings as a recomputation from scratch."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 
@@ -174,6 +174,14 @@ class Standings:
     def __contains__(self, game_id: str) -> bool:
         return game_id in self._games
 
+    def copy(self) -> Standings:
+        """Standings of their own, equal to these now (a view with a few games scored
+        otherwise costs the players, not the games: issue 34's hidden extras)."""
+        other = Standings(self.system)
+        other._games = dict(self._games)
+        other._totals = {player: _copied(totals) for player, totals in self._totals.items()}
+        return other
+
     @property
     def games(self) -> int:
         return len(self._games)
@@ -214,6 +222,12 @@ class Standings:
             rank = ranked[-1].rank if same else index + 1
             ranked.append(_with_rank(row, rank))
         return ranked
+
+
+def _copied(totals: Totals) -> Totals:
+    fields = {name: getattr(totals, name) for name in Totals.__slots__ if name != "roles"}
+    roles = {role: replace(sums) for role, sums in totals.roles.items()}
+    return Totals(**fields, roles=roles)
 
 
 def _with_rank(row: Row, rank: int) -> Row:

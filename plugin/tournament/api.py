@@ -42,6 +42,7 @@ from .page import standings_routes
 from .pages import page_routes
 from .seats import seat_routes
 from .service import SEAT_SECONDS, Tournaments
+from .standings import hidden_games
 from .state import TournamentError
 
 
@@ -53,6 +54,8 @@ class TournamentSite:
         self._tournaments: Tournaments | None = None
         self.bell = Bell()  # wakes the players' waiting pages (plugin.tournament.follow)
         self.starting = asyncio.Lock()  # one start at a time here (a double click resumes)
+        # the club's public reads ask which games hide their extras (issue 34): ours
+        site.hidden_extras = self.hidden_games
 
     @property
     def tournaments(self) -> Tournaments:
@@ -61,6 +64,10 @@ class TournamentSite:
             self._tournaments = Tournaments(club)
         self._tournaments.refresh()
         return self._tournaments
+
+    def hidden_games(self) -> frozenset[str]:
+        """The games whose judges' extras the public may not see now (the newest state)."""
+        return hidden_games(self.tournaments.state)
 
 
 def registry_of(site: ClubSite) -> Registry:

@@ -50,13 +50,6 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
     site = here.site
     built: dict[tuple[object, ...], dict[str, Any]] = {}
 
-    def judge(request: Request) -> bool:
-        """A judge's or admin's view (the hidden extras too); anybody else the public's. A
-        link that is sent and refused is refused, not shown the public's view silently."""
-        if "authorization" not in request.headers:
-            return False
-        return site.caller(request).may("judge")  # TokenError: 401
-
     async def standings(request: Request) -> Any:
         tid = request.path_params["id"]
         kind = request.path_params.get("kind") or request.query_params.get("format", "json")
@@ -65,7 +58,7 @@ def standings_routes(here: TournamentSite) -> list[BaseRoute]:
         tournaments = here.tournaments
         # Built once per state of the log (the club's last record): many pages of players
         # and streams read it every few seconds, and between two records it is the same.
-        key = (tid, judge(request), tournaments.seq, site.club.seq)
+        key = (tid, site.sees_hidden(request), tournaments.seq, site.club.seq)
         doc = built.get(key)
         if doc is None:
             doc = document(tournaments.state, tournaments.live, tid, site.club.state.nick_of,

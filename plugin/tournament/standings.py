@@ -32,6 +32,7 @@ from functools import cache
 from typing import Any
 
 from plugin.club.games import game_from_record, game_of_table, game_record
+from plugin.club.results import public_sheet
 from plugin.host.ports import Log
 from plugin.protocol.export import table_protocol
 from plugin.scoring import (
@@ -46,8 +47,6 @@ from plugin.scoring import (
 
 from . import played
 from .state import Tournament, TournamentError, TournamentState
-
-JUDGES_PARTS = ("extra", "auto_bonus_removed")  # what the public does not see while hidden
 
 
 @cache
@@ -84,6 +83,14 @@ def hidden(tournament: Tournament, stage: int) -> bool:
     return start is not None and stage >= start and not tournament.revealed and not tournament.over
 
 
+def hidden_games(state: TournamentState) -> frozenset[str]:
+    """Every tournament table whose judges' extras the public may not see now (`hidden`):
+    what the club's public reads ask (plugin.club.site.ClubSite.hidden_extras)."""
+    return frozenset(game_id for tournament in state.tournaments.values()
+                     for game_id, table in tournament.tables.items()
+                     if hidden(tournament, table.where[0]))  # fmt: skip
+
+
 def scores(
     tournament: Tournament, where: tuple[int, int, int], game: Mapping[str, Any],
     sheet: Mapping[str, Any], *, public: bool = False,
@@ -107,7 +114,7 @@ def scores(
         seats.append({**seat, "player": player})
     parsed = game_from_record({**game, "seats": seats})
     system = system_of(tournament.system)
-    parts = {k: v for k, v in sheet.items() if not (public and k in JUDGES_PARTS)}
+    parts = public_sheet(sheet) if public else sheet
     return score_game(system, parsed, sheet_from_json(parts, parsed, system))
 
 

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plugin.club import ClubState, Results
+from plugin.club.results import public_sheet
 from plugin.club.state import Signed
 
 DEAL = ("civilian",) * 6 + ("sheriff", "mafia", "mafia", "don")
@@ -146,3 +147,44 @@ def test_a_season_moved_by_a_correction_leaves_the_old_one() -> None:
     signed.season = "2026"  # what a re-signing into another season would record
     live.results.put(signed)
     assert set(standings_of(live.results)) == {"2026"}
+
+
+def public_of(results: Results, state: ClubState, hidden: set[str]) -> dict[str, list[Any]]:
+    return {
+        season: [(r.rank, r.player, r.total, r.games, r.ci, r.extra) for r in table.rows()]
+        for season in results.seasons
+        if (table := results.public_standings(season, state.signed, hidden)).games
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(games=st.lists(game_records(), min_size=6, max_size=6), operations=OPERATIONS,
+       hidden=st.sets(st.integers(0, 5).map(lambda i: f"g{i}")))  # fmt: skip
+def test_public_standings_score_hidden_games_without_the_judges_parts(
+    games: list[dict[str, Any]], operations: list[Any], hidden: set[str]
+) -> None:
+    """Issue 34: while a tournament hides some games' extras, a season's public standings
+    are those games scored by their public sheets (the rest as signed), read after every
+    change (nothing stale is kept); the ratings are the same whatever the judges wrote."""
+    live = Folded()
+    for index, sheet, season, swap in operations:
+        live.act(f"g{index}", games[index], sheet, season, swap)
+        final = [live.state.signed[game_id] for game_id in live.state.sign_order]
+        seen = [Signed(game_id=s.game_id, season=s.season, system=s.system, game=s.game,
+                       sheet=public_sheet(s.sheet) if s.game_id in hidden else s.sheet)
+                for s in final]  # fmt: skip
+        assert public_of(live.results, live.state, hidden) == standings_of(Results.recompute(seen))
+        assert public_of(live.results, live.state, set()) == standings_of(live.results)
+        # the public view is a copy: the whole standings are untouched by it
+        assert standings_of(live.results) == standings_of(Results.recompute(final))
+    bare = [Signed(game_id=s.game_id, season=s.season, system=s.system, game=s.game, sheet={})
+            for s in (live.state.signed[g] for g in live.state.sign_order)]  # fmt: skip
+    assert ratings_of(Results.recompute(bare)) == ratings_of(live.results)
+
+
+def test_the_public_sheet_leaves_out_the_judges_extras_only() -> None:
+    sheet = {"extra": {"3": [{"points": 0.3, "comment": "led"}]}, "auto_bonus_removed": {"5": "x"},
+             "best_move": {"correct": 2, "reason": "r"},
+             "team_disqualified": {"team": "mafia", "reason": "c"}}  # fmt: skip
+    assert public_sheet(sheet) == {"best_move": sheet["best_move"],
+                                   "team_disqualified": sheet["team_disqualified"]}  # fmt: skip

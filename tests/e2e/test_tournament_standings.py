@@ -3,8 +3,9 @@ serve`: the page opens from the club's list of tournaments before any game is si
 round's two finished tables are linked and their judge's sheets signed over the REST API;
 the page, refreshing itself, shows each player's points as the API answers the public (the
 judges' extra points of the stage hidden) and the final results; with ?view=judges and the
-admin key it shows the hidden extras too; in Russian its headings are Russian; the strict
-CSP holds (no page error, only its own scripts).
+admin key it shows the hidden extras too; so do the club's own standings and player pages
+(public: without them, saying so; ?view=judges: with them); in Russian its headings are
+Russian; the strict CSP holds (no page error, only its own scripts).
 
 Set AUTOHOST_SCREENSHOTS=1 to write docs/screenshots/tournament-standings.png."""
 
@@ -38,6 +39,42 @@ async def shown(page: Page) -> list[list[str]]:
 
 def expected(doc: dict[str, Any]) -> list[list[str]]:
     return [[row["nick"], f"{row['total']:.2f}"] for row in doc["stages"][0]["rows"]]
+
+
+async def club_pages_hide_them(
+    page: Page, server: ServerProcess, doc: dict[str, Any], judged: dict[str, Any]
+) -> None:
+    """The club's season standings and a player's page, as the public sees them (the
+    qualifying's extras hidden, said so) and in the judges' view (this browser keeps the
+    admin key)."""
+    nick = next(row["nick"] for row in judged["stages"][0]["rows"]
+                if row["total"] != next(r["total"] for r in doc["stages"][0]["rows"]
+                                        if r["nick"] == row["nick"]))  # fmt: skip
+    async with httpx.AsyncClient(base_url=server.base, timeout=30) as public:
+        club = (await public.get("/api/club/standings")).json()
+        admin = {"Authorization": f"Bearer {server.admin_key}"}
+        whole = (await public.get("/api/club/standings", headers=admin)).json()
+    assert club["extras_hidden"] == 2 and whole["extras_hidden"] == 0
+    total = {name: next(f"{r['total']:.2f}" for r in d["rows"] if r["nick"] == nick)
+             for name, d in (("public", club), ("judges", whole))}  # fmt: skip
+    assert total["public"] != total["judges"]
+    row = "[...document.querySelectorAll('#standings tbody tr')].find((tr) => tr.cells[1]"
+    row += f".textContent === {nick!r})"
+    cell = f"{row}.cells[[...document.querySelectorAll('#standings th')]"
+    cell += ".findIndex((th) => th.dataset.key === 'total')].textContent"
+    for view, hidden in (("public", True), ("judges", False)):
+        query = "?view=judges" if view == "judges" else ""
+        await page.goto(f"{server.base}/club/standings{query}")
+        await wait_for(page, f"{row} !== undefined", timeout=WAIT_MS)
+        assert await page.evaluate(cell) == total[view], view
+        assert (await page.query_selector("#hidden-extras") is not None) == hidden, view
+        player = next(r["player"] for r in club["rows"] if r["nick"] == nick)
+        await page.goto(f"{server.base}/club/players/{player}{query}")
+        await wait_for(page, "document.querySelector('#games tbody tr') !== null",
+                       timeout=WAIT_MS)  # fmt: skip
+        marked = await page.query_selector("#games tr.hidden-extras")
+        assert (marked is not None) == hidden, view
+        assert (await page.query_selector("#judges-view") is not None) == (not hidden), view
 
 
 async def test_the_standings_page_follows_the_signed_sheets(
@@ -97,6 +134,7 @@ async def test_the_standings_page_follows_the_signed_sheets(
                        timeout=WAIT_MS)  # fmt: skip
         assert await shown(page) == expected(judged) != expected(doc)
         assert await page.query_selector(".hidden-extras") is None
+        await club_pages_hide_them(page, server, doc, judged)
         await page.goto(f"{server.base}/club/tournaments/t1?lang=ru")
         await wait_for(page, "document.querySelector('#results') !== null", timeout=WAIT_MS)
         assert await page.text_content("#club-header h1") == "Cup · Турнирная таблица турнира"

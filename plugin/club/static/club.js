@@ -44,6 +44,18 @@ export function store(key, value) {
   } catch (_) { /* private mode: this page only */ }
 }
 
+/** ?view=judges: a judge's or admin's view of the results (a tournament's hidden extra
+ * points too), with the credential this browser keeps (the admin key, or an admin's or
+ * judge's personal link); never by default, since a judge's browser may be the one streaming. */
+export const judgesView = new URLSearchParams(location.search).get("view") === "judges";
+
+export function judgesToken() {
+  if (!judgesView) return null;
+  let key = null;
+  try { key = sessionStorage.getItem("autohost.admin-key"); } catch (_) { /* private mode */ }
+  return key || stored("autohost.club.admin") || stored("autohost.club.judge");
+}
+
 export class Refused extends Error {
   constructor(code, message, status) {
     super(message);

@@ -35,6 +35,7 @@ const TEXTS = {
     "signed_games": "{games} of {tables} games signed", "tie_breaks": "Ties broken by: {list}",
     "extra_penalty_best_move": "Extra + penalty + best move", "no_tournament_games": "No game of this tournament has been signed yet.",
     "judges_view": "Judges' view: every extra point, hidden ones too.", "tournaments_link": "Tournaments", "unscored": "Game {game} is not scored: {reason}",
+    "club_extras_hidden": "The judges' extra points of {count} tournament games are left out here until the organiser reveals them.", "extras_hidden_game": "judges' extra points hidden",
     "me.tables": "Open tables you may host:", "me.host": "Host", "me.new_table": "New table",
   },
   ru: {
@@ -71,6 +72,7 @@ const TEXTS = {
     "signed_games": "Подписано игр: {games} из {tables}", "tie_breaks": "При равенстве: {list}",
     "extra_penalty_best_move": "Доп. + штрафы + лучший ход", "no_tournament_games": "Ни одна игра турнира ещё не подписана.",
     "judges_view": "Вид для судей: все дополнительные баллы, и скрытые тоже.", "tournaments_link": "Турниры", "unscored": "Игра {game} не засчитана: {reason}",
+    "club_extras_hidden": "Дополнительные баллы судей в {count} играх турнира здесь не учтены, пока организатор их не откроет.", "extras_hidden_game": "доп. баллы судей скрыты",
     "me.tables": "Открытые столы, которые вы можете вести:", "me.host": "Вести", "me.new_table": "Новый стол",
   },
   uk: {
@@ -107,6 +109,7 @@ const TEXTS = {
     "signed_games": "Підписано ігор: {games} з {tables}", "tie_breaks": "За рівності: {list}",
     "extra_penalty_best_move": "Дод. + штрафи + найкращий хід", "no_tournament_games": "Жодну гру турніру ще не підписано.",
     "judges_view": "Вигляд для суддів: усі додаткові бали, і приховані теж.", "tournaments_link": "Турніри", "unscored": "Гру {game} не зараховано: {reason}",
+    "club_extras_hidden": "Додаткові бали суддів у {count} іграх турніру тут не враховані, доки організатор їх не відкриє.", "extras_hidden_game": "дод. бали суддів приховані",
     "me.tables": "Відкриті столи, які ви можете вести:", "me.host": "Вести", "me.new_table": "Новий стіл",
   },
 };

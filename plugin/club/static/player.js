@@ -1,8 +1,9 @@
 // A player's page (issue 33): his games with their points, his sums per role (games, wins,
 // killed first, best-move accuracy, fouls, points) and his rating after each game, drawn as
-// a small inline SVG chart.
+// a small inline SVG chart. A tournament game whose judges' extra points are hidden (issue 34)
+// counts without them here, marked; ?view=judges shows them to a judge or an admin.
 
-import { api, clearError, el, header, points, root, roleName, showError, t } from "./club.js";
+import { api, clearError, el, header, judgesToken, judgesView, points, root, roleName, showError, t } from "./club.js";
 
 const ref = decodeURIComponent(location.pathname.split("/").pop());
 const params = new URLSearchParams(location.search);
@@ -46,7 +47,7 @@ export function ratingChart(history) {
 }
 
 function render() {
-  const { player, rating, games, roles, seasons, season, history } = page;
+  const { player, rating, games, roles, seasons, season, history, extras_hidden: hidden } = page;
   header("player.title");
   document.querySelector("#club-header h1").textContent = player.nick;
   const picker = el("select", { id: "season", onchange: (e) => {
@@ -59,18 +60,21 @@ function render() {
     el("td", { text: sums.first_killed }),
     el("td", { text: sums.best_move_accuracy == null ? "—" : `${Math.round(sums.best_move_accuracy * 100)}%` }),
     el("td", { text: sums.fouls }), el("td", { text: points(sums.points) })));
-  const gameRows = games.map((g) => el("tr", { "data-game": g.game_id },
+  const gameRows = games.map((g) => el("tr", { "data-game": g.game_id, class: g.extras_hidden ? "hidden-extras" : null },
     el("td", { text: g.date }),
     el("td", {}, el("a", { href: new URL(`../api/club/games/${encodeURIComponent(g.game_id)}.json`, root).href, text: g.game_id })),
     el("td", { text: g.seat }), el("td", { text: roleName(g.role) }),
     el("td", { class: g.won ? "won" : "lost", text: t(g.won ? "won" : "lost") }),
-    el("td", { class: "points", text: points(g.points) }),
+    el("td", { class: "points", text: g.extras_hidden ? `${points(g.points)}*` : points(g.points),
+      title: g.extras_hidden ? t("extras_hidden_game") : null }),
     el("td", { text: g.rating == null ? "—" : points(g.rating) })));
   const th = (...keys) => el("tr", {}, ...keys.map((k) => el("th", { text: t(k) })));
   document.getElementById("club-main").replaceChildren(
     el("p", { class: "muted", text: [player.name, player.city, player.club].filter(Boolean).join(" · ") }),
     el("p", {}, `${t("rating")}: `, el("strong", { id: "rating", text: points(rating) })),
     el("div", { class: "toolbar" }, el("label", {}, `${t("season")} `, picker)),
+    ...(judgesView ? [el("p", { class: "ok", id: "judges-view", text: t("judges_view") })] : []),
+    ...(hidden ? [el("p", { class: "hidden-extras", id: "hidden-extras", text: `* ${t("club_extras_hidden", { count: hidden })}` })] : []),
     el("h2", { text: t("rating_chart") }), ratingChart(history),
     el("h2", { text: t("per_role") }),
     el("table", { id: "roles" }, el("thead", {}, th("role", "games", "wins", "first_killed", "best_move_accuracy", "fouls", "points")), el("tbody", {}, ...roleRows)),
@@ -87,7 +91,7 @@ async function load() {
   clearError();
   try {
     const season = params.get("season");
-    page = await api(`players/${encodeURIComponent(ref)}/page${season ? `?season=${encodeURIComponent(season)}` : ""}`);
+    page = await api(`players/${encodeURIComponent(ref)}/page${season ? `?season=${encodeURIComponent(season)}` : ""}`, { token: judgesToken() });
     render();
   } catch (error) {
     header("player.title");

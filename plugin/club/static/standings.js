@@ -1,7 +1,9 @@
 // A season's standings (issue 33): the scoring system's columns and each player's rating,
-// sortable by any column (click its header), printable, and as CSV.
+// sortable by any column (click its header), printable, and as CSV. A tournament game whose
+// judges' extra points are hidden (issue 34) counts without them here, and the page says so;
+// ?view=judges shows them to a judge or an admin (club.js judgesToken).
 
-import { api, clearError, el, header, points, root, showError, t } from "./club.js";
+import { api, clearError, el, header, judgesToken, judgesView, points, root, showError, t } from "./club.js";
 
 const POINT_COLUMNS = new Set(["main", "extra", "best_move", "penalty", "ci", "total", "rating"]);
 let document_ = null;
@@ -28,7 +30,7 @@ function sorted(rows) {
 function render() {
   const main = document.getElementById("club-main");
   if (!document_) return;
-  const { columns, rows, seasons, season, system, games } = document_;
+  const { columns, rows, seasons, season, system, games, extras_hidden: hidden } = document_;
   const picker = el("select", { id: "season", onchange: (e) => {
     params.set("season", e.target.value);
     history.replaceState(null, "", `?${params}`);
@@ -50,6 +52,8 @@ function render() {
       el("button", { type: "button", id: "print", onclick: () => window.print(), text: t("print") }),
       el("a", { href: csv, id: "csv", download: `standings-${season}.csv`, text: t("csv") })),
     el("p", { class: "muted", text: `${system} · ${t("season")} ${season} · ${t("games")}: ${games}` }),
+    ...(judgesView ? [el("p", { class: "ok", id: "judges-view", text: t("judges_view") })] : []),
+    ...(hidden ? [el("p", { class: "hidden-extras", id: "hidden-extras", text: t("club_extras_hidden", { count: hidden }) })] : []),
     el("table", { id: "standings" }, el("thead", {}, head), el("tbody", {}, ...body)),
   );
 }
@@ -58,7 +62,7 @@ async function load() {
   clearError();
   try {
     const season = params.get("season");
-    document_ = await api(`standings${season ? `?season=${encodeURIComponent(season)}` : ""}`);
+    document_ = await api(`standings${season ? `?season=${encodeURIComponent(season)}` : ""}`, { token: judgesToken() });
     render();
   } catch (error) {
     if (error.code === "no_games") {

@@ -5,7 +5,7 @@
 // admin sees them with ?view=judges (his personal link's token kept by this browser, or the
 // admin key), never by default: a judge's browser may be the one streaming the page.
 
-import { api, clearError, el, header, points, root, showError, stored, t } from "./club.js";
+import { api, clearError, el, header, judgesToken, judgesView as judges, points, root, showError, t } from "./club.js";
 
 const REFRESH_MS = 3000;
 const POINT_COLUMNS = new Set(["main", "extra", "best_move", "penalty", "ci", "total"]);
@@ -14,9 +14,6 @@ const parts = location.pathname.split("/").filter(Boolean);
 const id = parts.at(-1) === "tournaments" ? null : decodeURIComponent(parts.at(-1) ?? "");
 let standings = null;
 let loads = 0;
-const judges = new URLSearchParams(location.search).get("view") === "judges";
-const token = () => (judges ? sessionStorage.getItem("autohost.admin-key") || stored("autohost.club.admin")
-  || stored("autohost.club.judge") : null);
 
 function table(tableId, columns, rows) {
   const head = el("tr", {}, ...columns.map((key) => el("th", { "data-key": key, scope: "col", text: t(key) })));
@@ -64,7 +61,7 @@ function render() {
 
 async function load() {
   try {
-    standings = await api(`tournaments/${encodeURIComponent(id)}/standings`, { token: token() });
+    standings = await api(`tournaments/${encodeURIComponent(id)}/standings`, { token: judgesToken() });
     loads += 1;
     clearError();
     render();
