@@ -86,6 +86,7 @@ def test_close_codes_are_the_documented_ones() -> None:
         "NO_TABLE": 4404,
         "REPLACED": 4409,
         "ENDED": 4410,
+        "REMOVED": 4423,
         "TOO_MANY": 4429,
     }
     documented = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
