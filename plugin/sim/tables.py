@@ -214,8 +214,8 @@ class SimTable:
             await self.host.send(self.rng.choice(offered))
 
     def _pause(self) -> float:
-        """How long the host waits for the players before pressing `next`: longer while
-        a vote waits for ballots or a player is speaking (their moves are coming)."""
+        """How long the table must be quiet before the host moves it on: twice as long while
+        a vote waits for ballots (the called voters' moves are coming)."""
         view = self.host.view or {}
         round_ = (view.get("vote") or {}).get("round") or {}
         waiting = round_.get("open") and round_.get("waiting")
