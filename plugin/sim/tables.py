@@ -3,8 +3,9 @@ tournament simulator): ten simulated players, each on its seat's WebSocket with 
 and deciding from the view it sees (plugin.sim.strategy: speeches passed, nominations,
 votes, night actions), and a simulated host at the console who starts the game once every
 seat has joined and, like a judge in a hurry, presses `next` whenever the table has not
-changed for a moment (a night meeting's minute, a speech's rest, a vote nobody is left
-to cast): the clock's timers run out by hand, so a game takes seconds, not an hour.
+changed for a moment and no player is about to act (a night meeting's minute, a speech's
+rest, a vote nobody is left to cast): the clock's timers run out by hand, so a game takes
+seconds, not an hour.
 
 Every input is a protocol message the server checks; the game is the server's: the
 simulator only chooses among what a view offers, the server refuses what is not legal
@@ -184,8 +185,9 @@ class SimTable:
                     self.host.changed.clear()
                     try:
                         await asyncio.wait_for(self.host.changed.wait(), self._pause())
-                    except TimeoutError:  # nothing moved: the judge moves the game on
-                        await self._step()
+                    except TimeoutError:  # nothing moved: the judge moves the game on,
+                        if not any(not move.done() for move in self._moves):
+                            await self._step()  # unless a player is about to act
         except TimeoutError:
             self.played.errors.append(f"not over after {timeout:g} s: {self.host.view}")
         finally:
@@ -212,8 +214,8 @@ class SimTable:
             await self.host.send(self.rng.choice(offered))
 
     def _pause(self) -> float:
-        """How long the host waits for the players before pressing `next`: longer while
-        a vote waits for ballots or a player is speaking (their moves are coming)."""
+        """How long the table must be quiet before the host moves it on: twice as long while
+        a vote waits for ballots (the called voters' moves are coming)."""
         view = self.host.view or {}
         round_ = (view.get("vote") or {}).get("round") or {}
         waiting = round_.get("open") and round_.get("waiting")
