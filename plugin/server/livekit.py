@@ -275,6 +275,8 @@ class LiveKitTables:
         return [
             token_route(self.creds, seat_for_link, room_of, clock=self.clock),
             link_route(verifier, self.tables_by_room.get, issue_link),
-            webhook_route(self.creds.api_key, self.creds.api_secret, self.events_for),
+            webhook_route(
+                self.creds.api_key, self.creds.api_secret, self.events_for, clock=self.clock
+            ),
             *static_routes(),
         ]
