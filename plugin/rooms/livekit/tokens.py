@@ -332,7 +332,7 @@ def token_route(
             identity = host_identity(generation)
         else:
             identity = player_identity(seat, generation)
-        token = token_for(creds, room, seat, identity, generation, clock)
+        token = token_for(creds, room, seat, identity, generation, clock=clock)
         return JSONResponse(
             {"url": creds.url, "room": room, "identity": identity, "seat": seat, "token": token}
         )
