@@ -102,7 +102,7 @@ class LiveKitTables:
             self.creds.url, self.creds.api_key, self.creds.api_secret, name,
             reconcile_every=self._reconcile_every, grace=self._grace,
             may_act=lambda: self.holds(table_id), seats=settings.seats,
-            generations=lambda: self._generations(table_id),
+            generations=lambda: self._generations(table_id), clock=self.clock,
         )  # fmt: skip
         # The overlay's RPC methods are registered at each join of the bot (a rejoin, or a
         # new owner after a failover, is a new session: the methods go with it).
@@ -275,6 +275,8 @@ class LiveKitTables:
         return [
             token_route(self.creds, seat_for_link, room_of, clock=self.clock),
             link_route(verifier, self.tables_by_room.get, issue_link),
-            webhook_route(self.creds.api_key, self.creds.api_secret, self.events_for),
+            webhook_route(
+                self.creds.api_key, self.creds.api_secret, self.events_for, clock=self.clock
+            ),
             *static_routes(),
         ]

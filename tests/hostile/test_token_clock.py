@@ -23,11 +23,12 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from livekit import rtc
+from livekit import api, rtc
+from livekit.api import AccessToken, VideoGrants
 
 from plugin.rooms.livekit.tokens import DEFAULT_TTL
 from plugin.signing import DEFAULT_LIFETIME, Signer
-from testing import SECRET, ServerProcess, connect
+from testing import SECRET, ServerProcess, connect, eventually
 from testing.livekit_server import API_KEY, API_SECRET, LiveKitServer
 from testing.postgres import PostgresServer, running_postgres
 
@@ -189,3 +190,48 @@ async def test_livekit_tokens_a_skewed_server_mints_are_stamped_with_the_databas
         for server in (owner, skewed):
             if server.alive():
                 server.kill()
+
+
+@pytest.mark.livekit
+@pytest.mark.skipif(not FAKETIME.exists(), reason="needs Debian's libfaketime (faketime)")
+async def test_a_server_90_s_fast_still_drives_the_microphones_of_its_livekit_room(
+    postgres: PostgresServer, livekit_server: LiveKitServer
+) -> None:
+    """The RoomService calls of a server whose clock is off (the livekit-api SDK signs each
+    with this machine's clock) carry the log's time too: LiveKit refused every call of a
+    server more than its one-minute leeway fast, so its room never took a microphone back
+    from a player whose token let him publish."""
+    dsn = postgres.new_database()
+    keys = {"LIVEKIT_URL": livekit_server.ws_url, "LIVEKIT_API_KEY": API_KEY,
+            "LIVEKIT_API_SECRET": API_SECRET}  # fmt: skip
+    skewed = ServerProcess(dsn, options=["--room", "livekit", "--no-voice"], env=keys)
+    skewed.env.update(
+        {"LD_PRELOAD": str(FAKETIME), "FAKETIME": "+90s", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
+    )
+    player = rtc.Room()
+    try:
+        skewed.start()
+        links = create_table(skewed)
+        room = f"autohost-{links['id']}"
+        grants = VideoGrants(room_join=True, room=room, can_publish=True, can_subscribe=True)
+        club_token = AccessToken(API_KEY, API_SECRET).with_identity("seat-4").with_grants(grants)
+        await asyncio.wait_for(player.connect(livekit_server.ws_url, club_token.to_jwt()), 20)
+        assert player.local_participant.permissions.can_publish
+        with connect(skewed.ws_url(links["host"]["token"]), timeout=10) as host:
+            assert host.receive()["type"] == "state"
+            host.ack("start")  # the engine speaks: nobody else may
+
+            async def seat_4_silenced() -> bool:
+                async with api.LiveKitAPI(livekit_server.ws_url, API_KEY, API_SECRET,
+                                          failover=False) as lkapi:  # fmt: skip
+                    listed = await lkapi.room.list_participants(
+                        api.ListParticipantsRequest(room=room)
+                    )
+                grant = {p.identity: p.permission.can_publish for p in listed.participants}
+                return grant.get("seat-4") is False
+
+            await eventually(seat_4_silenced, "seat 4's microphone taken back", seconds=20)
+    finally:
+        await player.disconnect()
+        if skewed.alive():
+            skewed.kill()

@@ -16,6 +16,7 @@ token, refreshed; the page's first one was used before, and was refused once exp
 from __future__ import annotations
 
 import datetime
+import time
 from contextlib import AsyncExitStack
 
 import pytest
@@ -54,10 +55,11 @@ async def test_with_no_bot_the_hosts_page_opens_every_microphone_in_chromium(
 ) -> None:
     minted = tokens.token_for
 
-    def short_lived(creds, room, seat, identity="", generation=0):  # type: ignore[no-untyped-def]
+    def short_lived(creds, room, seat, identity="", generation=0, *, clock=time.time):  # type: ignore[no-untyped-def]
         if seat == "host":
-            return tokens.host_token(creds, room, generation=generation, ttl=SHORT - LEEWAY)
-        return minted(creds, room, seat, identity, generation)
+            ttl = SHORT - LEEWAY
+            return tokens.host_token(creds, room, generation=generation, ttl=ttl, clock=clock)
+        return minted(creds, room, seat, identity, generation, clock=clock)
 
     monkeypatch.setattr(tokens, "token_for", short_lived)
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)

@@ -71,13 +71,15 @@ async def test_the_pages_token_is_refreshed_and_a_stale_generations_keeps_nobody
     minted = tokens.token_for
     issued: dict[int, str] = {}  # seat: the last token our server minted for it
 
-    def short_lived(creds, room, seat, identity="", generation=0):  # type: ignore[no-untyped-def]
+    def short_lived(creds, room, seat, identity="", generation=0, *, clock=time.time):  # type: ignore[no-untyped-def]
         if isinstance(seat, int):
             ttl = SHORT - LEEWAY  # good for SHORT seconds more, past LiveKit's leeway
-            token = tokens.player_token(creds, room, seat, generation=generation, ttl=ttl)
+            token = tokens.player_token(
+                creds, room, seat, generation=generation, ttl=ttl, clock=clock
+            )
             issued[seat] = token
             return token
-        return minted(creds, room, seat, identity, generation)
+        return minted(creds, room, seat, identity, generation, clock=clock)
 
     monkeypatch.setattr(tokens, "token_for", short_lived)
     creds = Credentials(url=livekit_server.ws_url, api_key=API_KEY, api_secret=API_SECRET)

@@ -15,10 +15,13 @@ whole server; everything else (LiveKit, its webhooks, the listing) is real.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import itertools
 import time
 
 import httpx
+import jwt
+import jwt.api_jwt
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -57,6 +60,26 @@ def creds(livekit_server):
 @pytest.fixture
 def room_name():
     return f"clock-{next(ROOMS)}"
+
+
+async def captured_join(livekit_server, creds, room_name, seat) -> list[tuple[bytes, str]]:
+    """The real LiveKit server's participant_joined webhook of a player at `seat` who joins
+    and leaves: its body and Authorization header, as LiveKit sent them."""
+    captured: list[tuple[bytes, str]] = []
+
+    async def capture(request: Request) -> JSONResponse:
+        body = await request.body()
+        if b"participant_joined" in body:
+            captured.append((body, request.headers["Authorization"]))
+        return JSONResponse({"ok": True})
+
+    recorder = Starlette(routes=[Route("/livekit/webhook", capture, methods=["POST"])])
+    player = Player(creds, room_name, seat)
+    async with listening(recorder, port=livekit_server.webhook_port, lifespan="off"):
+        await player.join()
+        await eventually(lambda: asyncio.sleep(0, bool(captured)), "the captured join")
+        await player.leave()
+    return captured
 
 
 def recorded(room: LiveKitRoom) -> list[tuple[int, bool]]:
@@ -98,20 +121,7 @@ async def test_a_server_10_s_fast_applies_a_join_made_just_after_its_listing(
 async def test_a_server_10_s_slow_ignores_a_join_replayed_from_before_its_listing(
     livekit_server, creds, room_name, monkeypatch
 ):
-    captured: list[tuple[bytes, str]] = []
-
-    async def capture(request: Request) -> JSONResponse:
-        body = await request.body()
-        if b"participant_joined" in body:
-            captured.append((body, request.headers["Authorization"]))
-        return JSONResponse({"ok": True})
-
-    recorder = Starlette(routes=[Route("/livekit/webhook", capture, methods=["POST"])])
-    player = Player(creds, room_name, 5)
-    async with listening(recorder, port=livekit_server.webhook_port, lifespan="off"):
-        await player.join()
-        await eventually(lambda: asyncio.sleep(0, bool(captured)), "the captured join")
-        await player.leave()
+    captured = await captured_join(livekit_server, creds, room_name, 5)
     await asyncio.sleep(STALE_SKEW + 2.0)  # the join is now older than any listing
 
     monkeypatch.setattr(backend, "time", SkewedTime(-10.0))
@@ -135,3 +145,52 @@ async def test_a_server_10_s_slow_ignores_a_join_replayed_from_before_its_listin
         assert (5, True) not in presence and "seat-5" not in room.participants
     finally:
         await room.stop()
+
+
+class SlowDatetime(datetime.datetime):
+    """pyjwt's `datetime` on a machine whose clock is 90 s slow."""
+
+    @classmethod
+    def now(cls, tz=None):  # type: ignore[override]
+        return datetime.datetime.now(tz) - datetime.timedelta(seconds=90)
+
+
+async def test_a_server_90_s_slow_admits_a_genuine_webhook_by_the_logs_clock(
+    livekit_server, creds, room_name, monkeypatch
+):
+    """The webhook's JWT (nbf: LiveKit's time when it sent it) was checked by pyjwt with
+    this machine's clock and LiveKit's one-minute leeway: a server 90 s slow answered every
+    genuine webhook 401 ("not yet valid"). Its times are now checked with the route's
+    clock, the log's on a server (here this process's true time)."""
+    body, auth = (await captured_join(livekit_server, creds, room_name, 6))[0]
+    monkeypatch.setattr(jwt.api_jwt, "datetime", SlowDatetime)
+    calls: list[str] = []
+
+    class Sink:
+        listed_since = 0.0
+
+        async def participant_joined(self, info) -> None:
+            calls.append(info.identity)
+
+        async def participant_left(self, info) -> None:
+            pass
+
+    sink = Sink()
+    route = webhook_route(API_KEY, API_SECRET, lambda name: sink if name == room_name else None)
+    transport = httpx.ASGITransport(app=Starlette(routes=[route]))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        answer = await client.post("/livekit/webhook", content=body,
+                                   headers={"Authorization": auth})  # fmt: skip
+        assert answer.status_code == 200, answer.text
+        assert calls == ["seat-6"]
+        # Still refused: another body under that token, and the token a while after it
+        # expired by the route's clock.
+        forged = body.replace(b"seat-6", b"seat-7")
+        assert (await client.post("/livekit/webhook", content=forged,
+                                  headers={"Authorization": auth})).status_code == 401  # fmt: skip
+    late = webhook_route(API_KEY, API_SECRET, lambda name: sink, clock=lambda: time.time() + 3600)
+    transport = httpx.ASGITransport(app=Starlette(routes=[late]))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        answer = await client.post("/livekit/webhook", content=body,
+                                   headers={"Authorization": auth})  # fmt: skip
+        assert answer.status_code == 401, answer.text

@@ -53,8 +53,9 @@ from plugin.rooms.livekit.seats import (
     is_bot_identity,
 )
 from plugin.rooms.livekit.seen import Seen, see
-from plugin.rooms.livekit.server_clock import ServerClock
+from plugin.rooms.livekit.server_clock import ServerClock, stamp_calls
 from plugin.rooms.livekit.service import Retry, RoomService, not_found
+from plugin.rooms.livekit.tokens import Credentials
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,8 @@ class LiveKitRoom:
         clock = ServerClock()  # LiveKit's own time, from its answers (issue 31)
         session = clock.session(aiohttp.ClientTimeout(total=retry.attempt_timeout))
         lkapi = api.LiveKitAPI(url, api_key, api_secret, failover=False, session=session)
+        creds = Credentials(url=url, api_key=api_key, api_secret=api_secret)
+        stamp_calls(lkapi.room, creds, options.pop("clock", None))
         options.setdefault("server_time", lambda: clock.last)
         return cls(lkapi.room, room, on_stop=session.close, **options)
 

@@ -14,10 +14,28 @@ from __future__ import annotations
 import email.utils
 import logging
 import types
+from collections.abc import Callable
 
 import aiohttp
+from livekit.api import VideoGrants
+from livekit.api._service import AUTHORIZATION, Service
+
+from plugin.rooms.livekit.tokens import Credentials, service_token
 
 log = logging.getLogger(__name__)
+
+
+def stamp_calls(service: Service, creds: Credentials, clock: Callable[[], float] | None) -> None:
+    """Every call of `service` carries a token stamped with `clock` (the log's, as our
+    other tokens: tokens._sign) instead of the SDK's, stamped with this machine's clock
+    (Service._auth_header: the SDK offers no clock of its own). None: the SDK's."""
+    if clock is None:
+        return
+
+    def auth_header(grants: VideoGrants | None, sip: object = None) -> dict[str, str]:
+        return {AUTHORIZATION: f"Bearer {service_token(creds, grants, clock=clock)}"}
+
+    setattr(service, "_auth_header", auth_header)  # noqa: B010 (a method of the instance)
 
 
 class ServerClock:

@@ -120,6 +120,15 @@ def _sign(
     return jwt.encode(claims, creds.api_secret, algorithm="HS256")
 
 
+def service_token(
+    creds: Credentials, grants: VideoGrants | None, *, clock: Clock = time.time
+) -> str:
+    """A RoomService call's token, as the SDK's Service._auth_header mints it (no identity)
+    but stamped with `clock`: the SDK stamps it with this machine's clock, which LiveKit
+    refused ("token is not valid yet") from a server more than a minute fast (issue 31)."""
+    return _sign(creds, "", "", grants or VideoGrants(), DEFAULT_TTL, clock=clock)
+
+
 def player_token(
     creds: Credentials,
     room: str,
@@ -323,7 +332,7 @@ def token_route(
             identity = host_identity(generation)
         else:
             identity = player_identity(seat, generation)
-        token = token_for(creds, room, seat, identity, generation, clock)
+        token = token_for(creds, room, seat, identity, generation, clock=clock)
         return JSONResponse(
             {"url": creds.url, "room": room, "identity": identity, "seat": seat, "token": token}
         )
