@@ -35,7 +35,8 @@ from plugin.host.table import Table
 from plugin.rules.state import Phase
 from plugin.web.context import Server
 
-from .state import RoundTable, Tournament, TournamentError
+from .round_tables import RoundTable
+from .state import Tournament, TournamentError
 
 if TYPE_CHECKING:
     from .api import TournamentSite

@@ -36,7 +36,8 @@ from plugin.web.close_codes import CloseCode
 from plugin.web.context import Server
 
 from . import links
-from .state import RoundTable, Tournament
+from .round_tables import RoundTable
+from .state import Tournament
 
 if TYPE_CHECKING:
     from .api import TournamentSite

@@ -21,7 +21,8 @@ from plugin.club import ClubState
 from plugin.club.links import LIFETIME
 from plugin.signing import HOST, Signer, TokenError
 
-from .state import RoundTable, Tournament, TournamentError, TournamentState
+from .round_tables import RoundTable
+from .state import Tournament, TournamentError, TournamentState
 
 PREFIX = "~tournament/"
 

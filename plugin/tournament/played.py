@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import state as _state
+from .round_tables import RoundTable
 
 if TYPE_CHECKING:
     from .state import TournamentState
@@ -106,7 +107,7 @@ def apply(state: TournamentState, record: Mapping[str, Any]) -> None:
         tournament = state.tournaments[record["tournament"]]
         stage = tournament.stages[record["stage"]]
         seats = [stage.seated[i] for i in stage.seating[record["round"]][record["table"] - 1]]
-        tournament.tables[record["table_id"]] = _state.RoundTable(
+        tournament.tables[record["table_id"]] = RoundTable(
             id=record["table_id"], stage=record["stage"], round=record["round"],
             number=record["table"], seats=seats)  # fmt: skip
         _finish_by_sheets(state, tournament.id, record["stage"], record["round"])

@@ -35,8 +35,9 @@ from plugin.host.ports import Log, LogUnavailable
 from plugin.host.registry import HostingRefused, Registry, new_table_id
 from plugin.host.settings import SettingsError, TableSettings
 
+from .round_tables import RoundTable
 from .service import Tournaments
-from .state import RoundTable, Tournament, TournamentError, TournamentState
+from .state import Tournament, TournamentError, TournamentState
 
 logger = logging.getLogger(__name__)
 SOURCE = "tournament"  # how a table's log names what the tournament wrote there

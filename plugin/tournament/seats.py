@@ -38,8 +38,9 @@ from plugin.host.table import Table
 from plugin.rules.state import Phase
 from plugin.web.context import Server
 
+from .round_tables import RoundTable
 from .rounds import SEATED, SOURCE
-from .state import RoundTable, Tournament, TournamentError, TournamentState, _member
+from .state import Tournament, TournamentError, TournamentState, _member
 
 if TYPE_CHECKING:
     from .api import TournamentSite

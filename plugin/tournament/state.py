@@ -39,6 +39,7 @@ from plugin.seating import (
 from plugin.seating.problem import freeze
 
 from . import played
+from .round_tables import TABLE_RECORDS, RoundTable, apply_table_record
 
 MAX_STAGES = 5
 MAX_PLAYERS = 500
@@ -72,29 +73,6 @@ class Stage:
                 "games": self.games, "seated": list(self.seated), "seating": self.seating,
                 "cost": dict(self.cost), "started": sorted(self.started),
                 "finished": sorted(self.finished)}  # fmt: skip
-
-
-@dataclass(slots=True, kw_only=True)
-class RoundTable:
-    """A started round's table as a server hosts it (plugin.tournament.rounds): its id, and
-    who sits at each seat now (the seating's player, or the one who replaced him), and the
-    seats the judges started without their player."""
-
-    id: str
-    stage: int
-    round: int
-    number: int  # 1.. in the round
-    seats: list[str]  # player ids, seat 1 first
-    absent: set[int] = field(default_factory=set)
-
-    @property
-    def where(self) -> tuple[int, int, int]:
-        """(stage, round, table number) of this table."""
-        return (self.stage, self.round, self.number)
-
-    def view(self) -> dict[str, Any]:
-        return {"id": self.id, "stage": self.stage, "round": self.round, "table": self.number,
-                "seats": list(self.seats), "absent": sorted(self.absent)}  # fmt: skip
 
 
 @dataclass(slots=True, kw_only=True)
@@ -409,7 +387,7 @@ class TournamentState:
         if not kind.startswith("tournament."):
             return
         if kind in TABLE_RECORDS:
-            _apply_table_record(self.tournaments[record["tournament"]], record)
+            apply_table_record(self.tournaments[record["tournament"]], record)
             return
         stage = self.tournaments[record["tournament"]].stages[record["stage"]]
         if kind == "tournament.seat":
@@ -433,27 +411,6 @@ class TournamentState:
             stage.finished.add(record["round"])
         else:
             raise ValueError(f"not a tournament record: {kind!r}")
-
-
-# The records of a round's tables, its players' links (plugin.tournament.rounds, .links).
-TABLE_RECORDS = ("tournament.replace", "tournament.absent", "tournament.link",
-                 "tournament.link.revoke")  # fmt: skip
-
-
-def _apply_table_record(tournament: Tournament, record: Mapping[str, Any]) -> None:
-    kind = record["type"]
-    if kind == "tournament.link":
-        tournament.links.update(record["generations"])
-        tournament.revoked.difference_update(record["generations"])
-    elif kind == "tournament.link.revoke":
-        tournament.revoked.add(record["player"])
-    else:
-        table, seat = tournament.tables[record["table"]], record["seat"]
-        if kind == "tournament.replace":
-            table.seats[seat - 1] = record["player"]
-            table.absent.discard(seat)
-        else:
-            table.absent.add(seat)
 
 
 def fold(records: Iterable[Mapping[str, Any]]) -> TournamentState:
