@@ -257,6 +257,23 @@ def test_uvicorn_startup_creates_its_server_through_the_running_loop() -> None:
     )
 
 
+# -- livekit-api: plugin/rooms/livekit/server_clock.py -------------------------------------
+
+LIVEKIT_CLOCK = "plugin/rooms/livekit/server_clock.py"
+
+
+def test_livekit_api_services_sign_every_call_through_auth_header() -> None:
+    """`stamp_calls` replaces a service's `_auth_header` (the SDK signs with this machine's
+    clock): it must still be the one place a call's token comes from, with (grants, sip)."""
+    from livekit.api._service import Service
+    from livekit.api.room_service import RoomService
+
+    _check_method("livekit-api", Service, "_auth_header", ["self", "grants", "sip"],
+                  LIVEKIT_CLOCK)  # fmt: skip
+    for name in ("list_participants", "update_participant", "remove_participant"):
+        _check_uses("livekit-api", getattr(RoomService, name), {"_auth_header"}, LIVEKIT_CLOCK)
+
+
 def test_a_changed_internal_is_reported_by_name() -> None:
     """The checks above can fail, and say what changed."""
 
